@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hypervisor mechanism: dispatch, undispatch, yield counts, the prod
+ * latch and the hcalls.  Policies (which vCPU runs next, when to preempt)
+ * are ops tables; see policy_rr.c.  State machine and invariants: hv.h.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "hypervisor/hv.h"
+
+const struct hv_policy_ops *const hv_policies[] = { &hv_policy_rr, NULL };
+
+const struct hv_policy_ops *hv_policy_find(const char *name)
+{
+	for (unsigned int i = 0; hv_policies[i]; i++)
+		if (strcmp(hv_policies[i]->name, name) == 0)
+			return hv_policies[i];
+	return NULL;
+}
+
+static void pcpu_ev(struct sim_event *ev);
+static void wake_done(struct sim_event *ev);
+
+void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
+	     uint64_t seed)
+{
+	memset(hv, 0, sizeof(*hv));
+	hv->sim = s;
+	hv->p = *p;
+	hv->ops = hv_policy_find(p->policy);
+	QSIM_BUG_ON(!hv->ops, "unknown policy %s", p->policy);
+	sim_rng_init(&hv->rng, seed, SIM_RNG_DISPATCH, 0);
+	hv->pcpus = g_new0(struct hv_pcpu, p->npcpus);
+	for (unsigned int i = 0; i < p->npcpus; i++) {
+		struct hv_pcpu *pc = &hv->pcpus[i];
+
+		pc->hv = hv;
+		pc->id = i;
+		pc->idle_since = 0;
+		sim_event_init(&pc->ev, pcpu_ev, pc, SIM_PRIO_HV);
+	}
+}
+
+void hv_destroy(struct hv *hv)
+{
+	for (unsigned int i = 0; i < hv->nparts; i++) {
+		g_free(hv->parts[i]->vcpus);
+		g_free(hv->parts[i]);
+	}
+	for (unsigned int i = 0; i < hv->nvcpus; i++)
+		g_free(hv->vcpus[i]);
+	g_free(hv->parts);
+	g_free(hv->vcpus);
+	g_free(hv->pcpus);
+	memset(hv, 0, sizeof(*hv));
+}
+
+struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
+				      bool shared, sim_cpu_fn fn,
+				      void *const *args)
+{
+	struct hv_partition *part = g_new0(struct hv_partition, 1);
+	struct sim_mem *m = &hv->sim->mem;
+	size_t line = (size_t)1 << m->line_shift;
+
+	part->id = hv->nparts;
+	part->nvcpus = nvcpus;
+	part->shared = shared;
+	part->vcpus = g_new0(struct hv_vcpu *, nvcpus);
+	hv->parts = g_renew(struct hv_partition *, hv->parts, hv->nparts + 1);
+	hv->parts[hv->nparts++] = part;
+	hv->vcpus = g_renew(struct hv_vcpu *, hv->vcpus, hv->nvcpus + nvcpus);
+	for (unsigned int i = 0; i < nvcpus; i++) {
+		struct hv_vcpu *v = g_new0(struct hv_vcpu, 1);
+
+		v->hv = hv;
+		v->part = part;
+		v->idx = i;
+		v->gid = hv->nvcpus;
+		v->state = HV_RUNNABLE;
+		v->last_pcpu = -1;
+		/* Each lppaca on its own line, as the real ones are 1 KiB. */
+		v->lppaca = sim_mem_alloc(m, sizeof(*v->lppaca), line);
+		v->lppaca->yield_count = 1;
+		v->cpu = sim_cpu_create(hv->sim, fn, args[i]);
+		v->cpu->owner = v;
+		sim_event_init(&v->wake_ev, wake_done, v, SIM_PRIO_HV);
+		part->vcpus[i] = v;
+		hv->vcpus[hv->nvcpus++] = v;
+	}
+	return part;
+}
+
+struct hv_vcpu *hv_current_vcpu(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	return c ? c->owner : NULL;
+}
+
+void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v)
+{
+	QSIM_BUG_ON(v->on_rq, "vCPU %u queued twice", v->gid);
+	v->rq_next = NULL;
+	v->rq_prev = hv->rq_tail;
+	if (hv->rq_tail)
+		hv->rq_tail->rq_next = v;
+	else
+		hv->rq_head = v;
+	hv->rq_tail = v;
+	v->on_rq = true;
+	hv->rq_len++;
+}
+
+void hv_rq_remove(struct hv *hv, struct hv_vcpu *v)
+{
+	QSIM_BUG_ON(!v->on_rq, "vCPU %u not queued", v->gid);
+	if (v->rq_prev)
+		v->rq_prev->rq_next = v->rq_next;
+	else
+		hv->rq_head = v->rq_next;
+	if (v->rq_next)
+		v->rq_next->rq_prev = v->rq_prev;
+	else
+		hv->rq_tail = v->rq_prev;
+	v->rq_next = v->rq_prev = NULL;
+	v->on_rq = false;
+	hv->rq_len--;
+}
+
+static void yield_count_bump(struct hv_vcpu *v, sim_time_t t)
+{
+	v->lppaca->yield_count++;
+	sim_mem_poke(v->hv->sim, &v->lppaca->yield_count, t);
+}
+
+static void pcpu_busy(struct hv_pcpu *p, sim_time_t t)
+{
+	if (p->idle_since != SIM_TIME_NEVER) {
+		if (t > p->idle_since)
+			p->idle_ps += t - p->idle_since;
+		p->idle_since = SIM_TIME_NEVER;
+	}
+}
+
+/* Start dispatching @v on @p: it runs after the dispatch latency. */
+static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+
+	pcpu_busy(p, t);
+	p->cur = v;
+	v->pcpu = p;
+	v->state = HV_DISPATCHING;
+	p->ev_kind = HV_PCPU_DISPATCH_DONE;
+	p->dispatch_ps += hv->p.dispatch_latency_ps;
+	sim_schedule(hv->sim, &p->ev, t + hv->p.dispatch_latency_ps);
+}
+
+static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = hv->ops->pick(hv, p);
+
+	QSIM_BUG_ON(p->cur != NULL);
+	if (!v) {
+		if (p->idle_since == SIM_TIME_NEVER)
+			p->idle_since = t;
+		return;
+	}
+	pcpu_start(p, v, t);
+}
+
+/* A vCPU became runnable: queue it and wake an idle pCPU if there is one. */
+static void vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
+{
+	struct hv *hv = v->hv;
+	struct hv_pcpu *idle = NULL;
+
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	if (v->last_pcpu >= 0 && !hv->pcpus[v->last_pcpu].cur)
+		idle = &hv->pcpus[v->last_pcpu];
+	for (unsigned int i = 0; !idle && i < hv->p.npcpus; i++)
+		if (!hv->pcpus[i].cur)
+			idle = &hv->pcpus[i];
+	if (idle)
+		hv_pcpu_pick(idle, t);
+}
+
+static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
+
+	v->state = HV_RUNNING;
+	yield_count_bump(v, t);
+	v->st.dispatches++;
+	sim_cpu_dispatch(v->cpu, t, (int)p->id);
+	p->ev_kind = HV_PCPU_SLICE_END;
+	sim_schedule(hv->sim, &p->ev, t + hv->p.slice_ps);
+}
+
+/* Take @v off its pCPU; the caller decides what the pCPU does next. */
+static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle)
+{
+	struct hv_pcpu *p = v->pcpu;
+
+	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
+	sim_evq_cancel(&v->hv->sim->q, &p->ev);
+	yield_count_bump(v, t);
+	sim_cpu_undispatch(v->cpu, t, idle);
+	p->cur = NULL;
+	v->pcpu = NULL;
+	v->last_pcpu = (int)p->id;
+	return p;
+}
+
+static void slice_end(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
+
+	if (!hv->ops->should_preempt(hv, p)) {
+		sim_schedule(hv->sim, &p->ev, t + hv->p.slice_ps);
+		return;
+	}
+	vcpu_leave(v, t, false);
+	v->st.preemptions++;
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	hv_pcpu_pick(p, t);
+}
+
+static void pcpu_ev(struct sim_event *ev)
+{
+	struct hv_pcpu *p = ev->data;
+
+	if (p->ev_kind == HV_PCPU_DISPATCH_DONE)
+		dispatch_done(p, ev->time_ps);
+	else
+		slice_end(p, ev->time_ps);
+}
+
+static void wake_done(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data;
+
+	QSIM_BUG_ON(v->state != HV_WAKING);
+	vcpu_make_runnable(v, ev->time_ps);
+}
+
+void hv_start(struct hv *hv, sim_time_t t)
+{
+	for (unsigned int i = 0; i < hv->nvcpus; i++)
+		hv->ops->enqueue(hv, hv->vcpus[i]);
+	for (unsigned int i = 0; i < hv->p.npcpus; i++)
+		hv_pcpu_pick(&hv->pcpus[i], t);
+}
+
+void hv_reset_stats(struct hv *hv, sim_time_t t)
+{
+	for (unsigned int i = 0; i < hv->nvcpus; i++)
+		memset(&hv->vcpus[i]->st, 0, sizeof(hv->vcpus[i]->st));
+	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
+		struct hv_pcpu *p = &hv->pcpus[i];
+
+		p->idle_ps = 0;
+		p->dispatch_ps = 0;
+		if (p->idle_since != SIM_TIME_NEVER)
+			p->idle_since = t;
+	}
+	hv->stats_since = t;
+}
+
+void hv_flush_stats(struct hv *hv, sim_time_t t)
+{
+	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
+		struct hv_pcpu *p = &hv->pcpus[i];
+
+		if (p->idle_since != SIM_TIME_NEVER && t > p->idle_since) {
+			p->idle_ps += t - p->idle_since;
+			p->idle_since = t;
+		}
+	}
+}
+
+/* Every hcall: charge its cost as hcall time, then act at the new time. */
+static sim_time_t hcall_enter(struct hv_vcpu *v)
+{
+	struct sim_cpu *c = v->cpu;
+
+	QSIM_BUG_ON(sim_current() != c, "hcall from a vCPU that is not running");
+	sim_cpu_sync(c);
+	sim_cpu_set_acct(c, SIM_ACCT_HCALL, c->now_ps);
+	c->now_ps += v->hv->p.hcall_ps;
+	sim_cpu_sync(c);
+	return c->now_ps;
+}
+
+static long hcall_exit(struct hv_vcpu *v, long ret)
+{
+	struct sim_cpu *c = v->cpu;
+
+	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN,
+			 c->now_ps);
+	return ret;
+}
+
+/* Give up the pCPU; back when dispatched again (after a prod if ceded). */
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t,
+				    bool ceded)
+{
+	struct hv_pcpu *p = vcpu_leave(v, t, ceded);
+
+	if (ceded) {
+		v->state = HV_CEDED;
+	} else {
+		v->state = HV_RUNNABLE;
+		v->hv->ops->enqueue(v->hv, v);
+	}
+	hv_pcpu_pick(p, t);
+	sim_cpu_park(v->cpu);
+}
+
+long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
+{
+	sim_time_t t = hcall_enter(v);
+
+	if (v->prod_latch) {
+		v->prod_latch = false;
+		v->st.latch_returns++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	v->st.cedes++;
+	vcpu_sleep(v, t, true);
+	return hcall_exit(v, H_SUCCESS);
+}
+
+static bool partition_has_runnable(struct hv *hv, struct hv_vcpu *self)
+{
+	for (struct hv_vcpu *o = hv->rq_head; o; o = o->rq_next)
+		if (o->part == self->part && o != self)
+			return true;
+	return false;
+}
+
+long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
+				  uint32_t yield_count)
+{
+	struct hv *hv = v->hv;
+	sim_time_t t = hcall_enter(v);
+	struct hv_vcpu *tv;
+	struct hv_pcpu *p;
+
+	if (target == -1) {
+		v->st.confers_undirected++;
+		if (v->prod_latch) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		if (!partition_has_runnable(hv, v)) {
+			v->st.confers_ignored++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		v->st.confers_yielded++;
+		vcpu_sleep(v, t, false);
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
+		return hcall_exit(v, H_PARAMETER);
+	v->st.confers_directed++;
+	tv = v->part->vcpus[target];
+	if (tv == v) {
+		/* Confer to self: wait for a prod, consuming a latched one. */
+		if (v->prod_latch) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		v->st.cedes++;
+		vcpu_sleep(v, t, true);
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (tv->lppaca->yield_count != yield_count) {
+		v->st.confers_stale++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (!(yield_count & 1) || tv->state != HV_RUNNABLE ||
+	    (hv->p.prod_cuts_directed_confer && v->prod_latch)) {
+		if (v->prod_latch && hv->p.prod_cuts_directed_confer) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+		}
+		v->st.confers_ignored++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	/* Directed yield: the target takes over this pCPU. */
+	v->st.confers_yielded++;
+	p = vcpu_leave(v, t, false);
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	hv_rq_remove(hv, tv);
+	pcpu_start(p, tv, t);
+	sim_cpu_park(v->cpu);
+	return hcall_exit(v, H_SUCCESS);
+}
+
+long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
+{
+	struct hv *hv = v->hv;
+	sim_time_t t = hcall_enter(v);
+	struct hv_vcpu *tv;
+
+	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
+		return hcall_exit(v, H_PARAMETER);
+	tv = v->part->vcpus[target];
+	v->st.prods++;
+	if (tv->state == HV_CEDED) {
+		tv->state = HV_WAKING;
+		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
+	} else if (tv->state != HV_WAKING) {
+		/* Not asleep (or about to sleep): the next cede returns. */
+		tv->prod_latch = true;
+		v->st.prods_latched++;
+	}
+	return hcall_exit(v, H_SUCCESS);
+}
+
+bool hv_check_invariants(const struct hv *hv)
+{
+	unsigned int queued = 0;
+
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		const struct hv_vcpu *v = hv->vcpus[i];
+		bool running = v->state == HV_RUNNING;
+
+		if (((v->lppaca->yield_count & 1) == 0) != running)
+			return false; /* H1 */
+		if ((running || v->state == HV_DISPATCHING) &&
+		    (!v->pcpu || v->pcpu->cur != v))
+			return false; /* H2 */
+		if (v->on_rq != (v->state == HV_RUNNABLE))
+			return false; /* H3 */
+		queued += v->on_rq;
+	}
+	return queued == hv->rq_len;
+}

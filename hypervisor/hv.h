@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hypervisor model: physical CPUs, partitions of vCPUs, a dispatcher
+ * policy, and the SPLPAR hcalls H_CONFER, H_PROD and H_CEDE.
+ *
+ * vCPU states (hv_vcpu.state)
+ *
+ *            pick                 dispatch latency
+ *   RUNNABLE ------> DISPATCHING -----------------> RUNNING
+ *      ^  ^                                           |  |  |
+ *      |  +--- slice end (preempt), H_CONFER yield ---+  |  |
+ *      |                                                 |  |
+ *      +-- WAKING <--- H_PROD (wake latency) --- CEDED <-+  |
+ *                                    (H_CEDE, confer-to-self) |
+ *
+ * Invariants
+ *   H1  lppaca.yield_count is even exactly while the vCPU is RUNNING; it
+ *       starts at 1 and is bumped at every dispatch and undispatch.
+ *   H2  A RUNNING or DISPATCHING vCPU owns exactly one pCPU and that
+ *       pCPU's cur points back at it.
+ *   H3  A vCPU is on the run queue iff it is RUNNABLE.
+ *   H4  The prod latch is set only by an H_PROD that found its target not
+ *       ceded, and cleared by the next cede or confer-to-any/self, which
+ *       then returns at once.
+ *
+ * Transitions are performed by: hv_pcpu_pick (RUNNABLE -> DISPATCHING),
+ * dispatch_done (-> RUNNING), slice_end and hv_hcall_confer (RUNNING ->
+ * RUNNABLE), hv_hcall_cede (RUNNING -> CEDED), hv_hcall_prod (CEDED ->
+ * WAKING), wake_done (WAKING -> RUNNABLE).  docs/hypervisor.md documents
+ * the semantics and every parameter.
+ */
+#ifndef QSIM_HV_HV_H
+#define QSIM_HV_HV_H
+
+#include "sim/engine.h"
+#include "sim/rng.h"
+
+/* hcall numbers and returns, as PAPR spells them. */
+#define H_SUCCESS 0
+#define H_PARAMETER (-4)
+#define H_CEDE 0xE0
+#define H_CONFER 0xE4
+#define H_PROD 0xE8
+
+struct hv;
+struct hv_vcpu;
+struct hv_pcpu;
+
+/* Per-vCPU hypervisor counters, in one list for struct, store and report. */
+#define HV_VCPU_STATS(X)                                                       \
+	X(dispatches, "dispatches onto a pCPU")                                \
+	X(preemptions, "undispatched at the end of a time slice")             \
+	X(confers_directed, "H_CONFER calls naming a target vCPU")            \
+	X(confers_undirected, "H_CONFER(-1) calls")                           \
+	X(confers_stale, "directed confers ignored: yield count changed")     \
+	X(confers_ignored, "confers that returned at once for another reason") \
+	X(confers_yielded, "confers that gave up the pCPU")                   \
+	X(prods, "H_PROD calls made")                                          \
+	X(prods_latched, "H_PROD calls that set the target's prod latch")      \
+	X(cedes, "H_CEDE calls (and confers to self) that slept")             \
+	X(latch_returns, "cede/confer calls cut short by a set prod latch")
+
+struct hv_vcpu_stats {
+#define X(name, doc) uint64_t name;
+	HV_VCPU_STATS(X)
+#undef X
+};
+
+enum hv_vcpu_state {
+	HV_RUNNABLE,
+	HV_DISPATCHING,
+	HV_RUNNING,
+	HV_CEDED,
+	HV_WAKING,
+};
+
+/* The guest-visible per-vCPU area (lppaca / VPA), one per cache line. */
+struct hv_lppaca {
+	uint32_t yield_count;
+	uint8_t idle;
+};
+
+struct hv_vcpu {
+	struct hv *hv;
+	struct hv_partition *part;
+	unsigned int idx; /* the guest's CPU number */
+	unsigned int gid; /* index over all partitions */
+	struct sim_cpu *cpu;
+	struct hv_lppaca *lppaca;
+	enum hv_vcpu_state state;
+	bool prod_latch;
+	struct hv_pcpu *pcpu;
+	int last_pcpu;
+	struct hv_vcpu *rq_next, *rq_prev;
+	bool on_rq;
+	struct sim_event wake_ev;
+	struct hv_vcpu_stats st;
+};
+
+enum hv_pcpu_ev {
+	HV_PCPU_DISPATCH_DONE,
+	HV_PCPU_SLICE_END,
+};
+
+struct hv_pcpu {
+	struct hv *hv;
+	unsigned int id;
+	struct hv_vcpu *cur;
+	struct sim_event ev;
+	enum hv_pcpu_ev ev_kind;
+	sim_time_t idle_since; /* SIM_TIME_NEVER while busy */
+	sim_time_t idle_ps;
+	sim_time_t dispatch_ps; /* spent in dispatch latency */
+};
+
+struct hv_partition {
+	unsigned int id;
+	unsigned int nvcpus;
+	bool shared; /* SPLPAR: shared processors */
+	struct hv_vcpu **vcpus;
+};
+
+struct hv_params {
+	const char *policy;
+	unsigned int npcpus;
+	sim_time_t slice_ps;
+	sim_time_t dispatch_latency_ps;
+	sim_time_t hcall_ps;
+	sim_time_t wake_latency_ps;
+	bool prod_cuts_directed_confer;
+};
+
+struct hv_policy_ops {
+	const char *name;
+	const char *desc;
+	/* Queue a RUNNABLE vCPU. */
+	void (*enqueue)(struct hv *hv, struct hv_vcpu *v);
+	/* Choose the next vCPU for @p, or NULL to idle.  Must dequeue it. */
+	struct hv_vcpu *(*pick)(struct hv *hv, struct hv_pcpu *p);
+	/* At the end of a slice: should the running vCPU make room? */
+	bool (*should_preempt)(struct hv *hv, struct hv_pcpu *p);
+};
+
+struct hv {
+	struct sim *sim;
+	struct hv_params p;
+	const struct hv_policy_ops *ops;
+	struct hv_pcpu *pcpus;
+	struct hv_partition **parts;
+	unsigned int nparts;
+	struct hv_vcpu **vcpus;
+	unsigned int nvcpus;
+	struct hv_vcpu *rq_head, *rq_tail;
+	unsigned int rq_len;
+	struct sim_rng rng;
+	sim_time_t stats_since;
+};
+
+extern const struct hv_policy_ops hv_policy_rr;
+const struct hv_policy_ops *hv_policy_find(const char *name);
+/* NULL-terminated list, for `qsim list` and config validation. */
+extern const struct hv_policy_ops *const hv_policies[];
+
+void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
+	     uint64_t seed);
+void hv_destroy(struct hv *hv);
+/* Setup: a partition of @nvcpus, each running fn(cpu, arg[i]). */
+struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
+				      bool shared, sim_cpu_fn fn,
+				      void *const *args);
+/* Put every vCPU on the run queue and let the pCPUs pick. */
+void hv_start(struct hv *hv, sim_time_t t);
+void hv_reset_stats(struct hv *hv, sim_time_t t);
+void hv_flush_stats(struct hv *hv, sim_time_t t);
+
+/* Run-queue helpers for policies. */
+void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v);
+void hv_rq_remove(struct hv *hv, struct hv_vcpu *v);
+
+/* The vCPU the running coroutine is, or NULL. */
+struct hv_vcpu *hv_current_vcpu(void);
+
+/* hcalls, made by the running vCPU; may switch coroutines. */
+long coroutine_fn hv_hcall_cede(struct hv_vcpu *v);
+long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
+				  uint32_t yield_count);
+long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target);
+
+bool hv_check_invariants(const struct hv *hv);
+
+#endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The out-of-line half of the kernel-API shim (qsim_kernel.h): CPU
+ * identity, the lppaca accessors and the hcall entry, mapped onto the
+ * engine and the hypervisor model.
+ */
+#include <stdarg.h>
+
+#include "qsim_kernel.h"
+#include "hypervisor/hv.h"
+
+void lk_shim_barrier(sim_time_t full)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c)
+		c->now_ps += full ? c->sim->mem.cost.barrier_ps :
+				    c->sim->mem.cost.hit_ps;
+}
+
+void lk_shim_relax(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c)
+		c->now_ps += c->sim->mem.cost.relax_ps;
+}
+
+static struct hv_vcpu *self(void)
+{
+	struct hv_vcpu *v = hv_current_vcpu();
+
+	BUG_ON(!v);
+	return v;
+}
+
+int smp_processor_id(void)
+{
+	return (int)self()->idx;
+}
+
+int num_possible_cpus(void)
+{
+	return (int)self()->part->nvcpus;
+}
+
+bool is_shared_processor(void)
+{
+	return self()->part->shared;
+}
+
+static struct hv_vcpu *vcpu_of(int cpu)
+{
+	struct hv_vcpu *me = self();
+
+	BUG_ON(cpu < 0 || (unsigned int)cpu >= me->part->nvcpus);
+	return me->part->vcpus[cpu];
+}
+
+u32 yield_count_of(int cpu)
+{
+	struct hv_vcpu *v = vcpu_of(cpu);
+
+	return READ_ONCE(v->lppaca->yield_count);
+}
+
+bool vcpu_is_preempted(int cpu)
+{
+	if (!is_shared_processor())
+		return false;
+	return yield_count_of(cpu) & 1;
+}
+
+long plpar_hcall_norets(long opcode, ...)
+{
+	struct hv_vcpu *v = self();
+	va_list ap;
+	long a, b;
+
+	va_start(ap, opcode);
+	switch (opcode) {
+	case H_CEDE:
+		va_end(ap);
+		return hv_hcall_cede(v);
+	case H_CONFER:
+		a = va_arg(ap, long);
+		b = va_arg(ap, long);
+		va_end(ap);
+		return hv_hcall_confer(v, a, (uint32_t)b);
+	case H_PROD:
+		a = va_arg(ap, long);
+		va_end(ap);
+		return hv_hcall_prod(v, a);
+	default:
+		va_end(ap);
+		return H_PARAMETER;
+	}
+}
+
+void yield_to_preempted(int cpu, u32 yield_count)
+{
+	plpar_hcall_norets(H_CONFER, (long)cpu, (long)yield_count);
+}
+
+void yield_to_any(void)
+{
+	plpar_hcall_norets(H_CONFER, -1L, 0L);
+}
+
+void prod_cpu(int cpu)
+{
+	plpar_hcall_norets(H_PROD, (long)cpu);
+}

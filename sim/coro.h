@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Coroutines: every simulated vCPU runs real C code on its own stack.
+ *
+ * Stacks are mmap'ed with a guard page below, so an overflow faults instead
+ * of corrupting a neighbour.  The switch is a few instructions of assembly
+ * on x86-64 (callee-saved registers, MXCSR and the x87 control word); other
+ * hosts fall back to ucontext.  Under AddressSanitizer every switch is
+ * announced with __sanitizer_{start,finish}_switch_fiber; under valgrind
+ * every stack is registered.  Design notes: docs/design.md, "Coroutines".
+ *
+ * Only two kinds of switch exist: the engine resumes a coroutine
+ * (sim_coro_resume) and a coroutine yields back to whoever resumed it
+ * (sim_coro_yield).  Functions that may end up in sim_coro_yield are
+ * marked coroutine_fn.
+ */
+#ifndef QSIM_SIM_CORO_H
+#define QSIM_SIM_CORO_H
+
+#include "sim/types.h"
+
+#define coroutine_fn /* may switch coroutines */
+
+struct sim_coro;
+typedef void (*sim_coro_fn)(void *arg);
+
+/* Create a coroutine that will run fn(arg) on a fresh stack. */
+struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg,
+				 size_t stack_bytes);
+void sim_coro_destroy(struct sim_coro *co);
+/* Run @co until it yields or finishes.  Called from the main context. */
+void sim_coro_resume(struct sim_coro *co);
+/* From inside a coroutine: go back to the context that resumed it. */
+void coroutine_fn sim_coro_yield(void);
+bool sim_coro_finished(const struct sim_coro *co);
+struct sim_coro *sim_coro_self(void);
+/* Name of the switch implementation, for the benchmark and --version. */
+const char *sim_coro_impl(void);
+
+#endif

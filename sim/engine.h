@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The discrete-event engine: virtual time, the event queue, and execution
+ * contexts ("cpus": one per simulated vCPU) that run as coroutines.
+ *
+ * Terms
+ *   global time   time of the event being processed (sim->now_ps)
+ *   local time    a running cpu's own clock (cpu->now_ps); it runs ahead
+ *                 of global time while the cpu computes
+ *   horizon       time of the earliest queued event of anyone else
+ *
+ * Invariants
+ *   E1  Every shared-memory access happens at a local time <= horizon, so
+ *       accesses are applied in global time order (sequential consistency).
+ *       sim_cpu_sync() enforces it by yielding when local time has passed
+ *       the horizon.
+ *   E2  A cpu is in exactly one run state:
+ *
+ *         NEW --dispatch--> READY --event--> RUNNING --yield--> READY
+ *                             ^                |  \
+ *                             |     write/timeout  block
+ *                             |                |     \
+ *                             +------------ WAITING   \
+ *         any of READY/WAITING/RUNNING --undispatch--> STOPPED
+ *         STOPPED --dispatch--> READY        RUNNING --return--> DONE
+ *
+ *   E3  A WAITING cpu is on the watcher list of every line it read in the
+ *       failed evaluation of its wait condition and of nothing else.
+ *   E4  Spinning costs host time only when a watched line changes: a
+ *       waiter wakes at the first point of its iteration grid after the
+ *       write, with exactly the iteration count a real loop would have.
+ *
+ * Transitions
+ *   sim_cpu_dispatch      NEW/STOPPED -> READY         (hypervisor)
+ *   sim_cpu_undispatch    READY/WAITING/RUNNING -> STOPPED (hypervisor)
+ *   sim_cpu_sync          RUNNING -> READY -> RUNNING   (horizon, E1)
+ *   sim_wait_block        RUNNING -> WAITING -> READY   (spin waits)
+ *   sim_cpu_park          RUNNING (already STOPPED) -> off the host CPU
+ *
+ * The engine knows nothing of locks or hypervisors: the hypervisor drives
+ * dispatch through the calls above, and the shim calls the access and wait
+ * primitives.  docs/design.md has the full discussion.
+ */
+#ifndef QSIM_SIM_ENGINE_H
+#define QSIM_SIM_ENGINE_H
+
+#include "sim/coro.h"
+#include "sim/evq.h"
+#include "sim/mem.h"
+
+#define SIM_WAIT_MAX_LINES 4
+#define SIM_BUDGET_NONE UINT64_MAX
+
+/* Event priorities at equal time: hypervisor first, then cpus, then checks. */
+enum sim_prio {
+	SIM_PRIO_HV = 10,
+	SIM_PRIO_CPU = 20,
+	SIM_PRIO_CHECK = 30,
+};
+
+enum sim_run_state {
+	SIM_CPU_NEW,
+	SIM_CPU_READY,
+	SIM_CPU_RUNNING,
+	SIM_CPU_WAITING,
+	SIM_CPU_STOPPED,
+	SIM_CPU_DONE,
+};
+
+/* What a cpu's time is spent on, for the per-vCPU time split. */
+enum sim_acct {
+	SIM_ACCT_RUN,	    /* dispatched, doing useful work */
+	SIM_ACCT_SPIN,	    /* dispatched, inside a spin wait */
+	SIM_ACCT_HCALL,	    /* dispatched, inside a hypervisor call */
+	SIM_ACCT_PREEMPTED, /* runnable but not dispatched */
+	SIM_ACCT_IDLE,	    /* not runnable: ceded or halted */
+	SIM_ACCT_NR,
+};
+
+struct sim;
+struct sim_cpu;
+
+struct sim_watch {
+	struct sim_watch *next, *prev;
+	struct sim_cpu *cpu;
+	size_t line;
+};
+
+struct sim_wait {
+	bool active;	     /* between sim_wait_begin and sim_wait_end */
+	unsigned int nlines; /* read set of the current evaluation */
+	size_t lines[SIM_WAIT_MAX_LINES];
+	uint64_t versions[SIM_WAIT_MAX_LINES];
+	struct sim_watch watch[SIM_WAIT_MAX_LINES];
+	unsigned int nwatch;
+	sim_time_t grid0_ps;  /* time of the next evaluation */
+	sim_time_t period_ps; /* cost of one failed iteration */
+	uint64_t budget;      /* evaluations left from grid0, or NONE */
+	uint64_t result;      /* evaluations left when woken */
+};
+
+typedef void (*sim_cpu_fn)(struct sim_cpu *cpu, void *arg);
+
+struct sim_cpu {
+	struct sim *sim;
+	unsigned int id;
+	struct sim_coro *co;
+	sim_cpu_fn fn;
+	void *arg;
+	enum sim_run_state state;
+	bool dispatched;
+	int pcpu; /* physical CPU (cost model), last one when stopped */
+	sim_time_t now_ps;
+	sim_time_t carry_ps; /* work left over when undispatched */
+	struct sim_event ev; /* resume, or wait timeout */
+	struct sim_wait wait;
+	void *owner;	     /* the hypervisor's vCPU */
+	void *workload;	     /* the workload's per-vCPU state */
+	enum sim_acct acct_state;
+	sim_time_t acct_since;
+	sim_time_t acct_ps[SIM_ACCT_NR];
+	uint64_t wakeups; /* spin waits ended by a write */
+};
+
+/* Observer of dispatch changes (lock-holder preemption metrics). */
+typedef void (*sim_dispatch_hook)(void *data, struct sim_cpu *cpu, bool on,
+				  sim_time_t t);
+
+struct sim {
+	struct sim_evq q;
+	sim_time_t now_ps;
+	struct sim_cpu *cur;
+	struct sim_cpu **cpus;
+	unsigned int ncpus;
+	struct sim_mem mem;
+	size_t stack_bytes;
+	uint64_t events;
+	uint64_t switches;
+	bool stop;
+	sim_dispatch_hook dispatch_hook;
+	void *hook_data;
+};
+
+void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
+	      const struct sim_cost *cost, const struct sim_topo *topo,
+	      size_t stack_bytes);
+void sim_destroy(struct sim *s);
+struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg);
+
+/* Run events until the queue is empty, sim->stop is set, or @end_ps. */
+void sim_run(struct sim *s, sim_time_t end_ps);
+void sim_schedule(struct sim *s, struct sim_event *ev, sim_time_t t);
+
+/* The simulation this host thread is running, and its running cpu. */
+extern __thread struct sim *sim_self;
+static inline struct sim_cpu *sim_current(void)
+{
+	return sim_self ? sim_self->cur : NULL;
+}
+
+/* --- hypervisor side --- */
+void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu);
+/* @idle: the cpu is not runnable (ceded) rather than preempted. */
+void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle);
+/* The running cpu gives up the host CPU after undispatching itself. */
+void coroutine_fn sim_cpu_park(struct sim_cpu *c);
+void sim_cpu_set_acct(struct sim_cpu *c, enum sim_acct a, sim_time_t t);
+/* Bring accounting up to @t (end of run). */
+void sim_cpu_flush_acct(struct sim_cpu *c, sim_time_t t);
+
+/* --- running-cpu side --- */
+void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
+
+static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
+{
+	if (__builtin_expect(c->now_ps > sim_evq_top_time(&c->sim->q), 0))
+		sim_cpu_yield(c);
+}
+
+/* Compute for @ps of CPU time (may be preempted part way). */
+static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
+{
+	c->now_ps += ps;
+	sim_cpu_sync(c);
+}
+
+/* Stop the simulation from inside a cpu; never returns. */
+void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c)
+	__attribute__((noreturn));
+
+/*
+ * One access to shared memory at @p by the running cpu: sync, cost, and
+ * bookkeeping.  For writes the caller stores the bytes right after and
+ * calls sim_mem_written() if they changed.
+ */
+void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
+			     enum sim_access kind);
+void sim_mem_written(struct sim *s, const void *p, sim_time_t t);
+/* A write from outside any cpu (the hypervisor updating an lppaca). */
+void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
+
+/*
+ * Event-driven spin waits.  A wait section is
+ *
+ *	sim_wait_begin(c);
+ *	while (budget && !cond)		// cond reads shared memory
+ *		budget = sim_wait_block(c, budget);
+ *	sim_wait_end(c);
+ *
+ * sim_wait_block charges one cpu_relax, then sleeps until a line read by
+ * the failed evaluation changes or the budget runs out, and returns the
+ * evaluations left, exactly as iterating "if (cond) break; cpu_relax();"
+ * would have.  @budget counts the evaluation just done; SIM_BUDGET_NONE
+ * waits without limit.
+ */
+void sim_wait_begin(struct sim_cpu *c);
+uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget);
+void sim_wait_end(struct sim_cpu *c);
+
+bool sim_cpu_check_invariants(const struct sim_cpu *c);
+
+#endif

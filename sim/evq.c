@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Binary heap event queue; see evq.h for the ordering contract.
+ */
+#include <glib.h>
+
+#include "sim/evq.h"
+
+static inline bool ev_before(const struct sim_event *a,
+			     const struct sim_event *b)
+{
+	if (a->time_ps != b->time_ps)
+		return a->time_ps < b->time_ps;
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	return a->seq < b->seq;
+}
+
+void sim_evq_init(struct sim_evq *q)
+{
+	q->cap = 64;
+	q->len = 0;
+	q->next_seq = 0;
+	q->heap = g_new(struct sim_event *, q->cap);
+}
+
+void sim_evq_destroy(struct sim_evq *q)
+{
+	for (uint32_t i = 0; i < q->len; i++)
+		q->heap[i]->heap_idx = SIM_EV_IDLE;
+	g_free(q->heap);
+	q->heap = NULL;
+	q->len = q->cap = 0;
+}
+
+void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
+		    uint32_t prio)
+{
+	ev->time_ps = 0;
+	ev->seq = 0;
+	ev->prio = prio;
+	ev->heap_idx = SIM_EV_IDLE;
+	ev->fn = fn;
+	ev->data = data;
+}
+
+static inline void heap_set(struct sim_evq *q, uint32_t i, struct sim_event *ev)
+{
+	q->heap[i] = ev;
+	ev->heap_idx = i;
+}
+
+static void sift_up(struct sim_evq *q, uint32_t i)
+{
+	struct sim_event *ev = q->heap[i];
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!ev_before(ev, q->heap[parent]))
+			break;
+		heap_set(q, i, q->heap[parent]);
+		i = parent;
+	}
+	heap_set(q, i, ev);
+}
+
+static void sift_down(struct sim_evq *q, uint32_t i)
+{
+	struct sim_event *ev = q->heap[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, best;
+
+		if (l >= q->len)
+			break;
+		best = l;
+		if (l + 1 < q->len && ev_before(q->heap[l + 1], q->heap[l]))
+			best = l + 1;
+		if (!ev_before(q->heap[best], ev))
+			break;
+		heap_set(q, i, q->heap[best]);
+		i = best;
+	}
+	heap_set(q, i, ev);
+}
+
+void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
+{
+	uint32_t i = ev->heap_idx;
+	struct sim_event *moved;
+
+	if (i == SIM_EV_IDLE)
+		return;
+	QSIM_BUG_ON(i >= q->len || q->heap[i] != ev);
+	ev->heap_idx = SIM_EV_IDLE;
+	q->len--;
+	if (i == q->len)
+		return;
+	moved = q->heap[q->len];
+	heap_set(q, i, moved);
+	sift_down(q, i);
+	if (moved->heap_idx == i)
+		sift_up(q, i);
+}
+
+void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
+{
+	if (sim_event_queued(ev))
+		sim_evq_cancel(q, ev);
+	if (q->len == q->cap) {
+		q->cap *= 2;
+		q->heap = g_renew(struct sim_event *, q->heap, q->cap);
+	}
+	ev->time_ps = t;
+	ev->seq = q->next_seq++;
+	heap_set(q, q->len, ev);
+	q->len++;
+	sift_up(q, q->len - 1);
+}
+
+struct sim_event *sim_evq_pop(struct sim_evq *q)
+{
+	struct sim_event *top;
+
+	if (!q->len)
+		return NULL;
+	top = q->heap[0];
+	top->heap_idx = SIM_EV_IDLE;
+	q->len--;
+	if (q->len) {
+		heap_set(q, 0, q->heap[q->len]);
+		sift_down(q, 0);
+	}
+	return top;
+}
+
+bool sim_evq_check_invariants(const struct sim_evq *q)
+{
+	for (uint32_t i = 0; i < q->len; i++) {
+		if (q->heap[i]->heap_idx != i)
+			return false;
+		if (i && ev_before(q->heap[i], q->heap[(i - 1) / 2]))
+			return false;
+	}
+	return true;
+}

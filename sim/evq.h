@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event queue: an intrusive binary min-heap ordered by
+ * (time, priority, sequence).  The sequence is a per-queue insertion
+ * counter, so events at the same time and priority run in the order they
+ * were scheduled, identically on every run.
+ *
+ * Events are embedded in their owners (a vCPU context, a pCPU, the
+ * watchdog), so scheduling allocates nothing; an event is either queued
+ * (heap_idx != SIM_EV_IDLE) or idle.
+ */
+#ifndef QSIM_SIM_EVQ_H
+#define QSIM_SIM_EVQ_H
+
+#include "sim/types.h"
+
+#define SIM_EV_IDLE UINT32_MAX
+
+struct sim_event;
+typedef void (*sim_event_fn)(struct sim_event *ev);
+
+struct sim_event {
+	sim_time_t time_ps;
+	uint64_t seq;
+	uint32_t prio; /* lower runs first at equal time */
+	uint32_t heap_idx;
+	sim_event_fn fn;
+	void *data;
+};
+
+struct sim_evq {
+	struct sim_event **heap;
+	uint32_t len, cap;
+	uint64_t next_seq;
+};
+
+void sim_evq_init(struct sim_evq *q);
+void sim_evq_destroy(struct sim_evq *q);
+void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
+		    uint32_t prio);
+/* Queue @ev at @t; if already queued it is moved (and gets a new seq). */
+void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t);
+void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev);
+struct sim_event *sim_evq_pop(struct sim_evq *q);
+
+static inline bool sim_event_queued(const struct sim_event *ev)
+{
+	return ev->heap_idx != SIM_EV_IDLE;
+}
+
+static inline sim_time_t sim_evq_top_time(const struct sim_evq *q)
+{
+	return q->len ? q->heap[0]->time_ps : SIM_TIME_NEVER;
+}
+
+bool sim_evq_check_invariants(const struct sim_evq *q);
+
+#endif

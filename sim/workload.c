@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The locktest workload, its metrics and its always-on checks; see
+ * workload.h.  All times are the vCPU's local time after a sync, so they
+ * are in global order and never ahead of an event not yet processed.
+ */
+#include <glib.h>
+#include <stdarg.h>
+
+#include "sim/workload.h"
+
+#define WL_WATCHDOG_MIN_PS (10 * SIM_US)
+
+static void watchdog_ev(struct sim_event *ev);
+
+void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
+	     const struct wl_lock_iface *ops, void **lock_addrs,
+	     unsigned int nvcpus)
+{
+	memset(w, 0, sizeof(*w));
+	w->p = *p;
+	w->ops = ops;
+	w->sim = s;
+	w->locks = g_new0(struct wl_lock, p->nlocks);
+	for (unsigned int i = 0; i < p->nlocks; i++) {
+		struct wl_lock *l = &w->locks[i];
+
+		l->idx = i;
+		l->addr = lock_addrs[i];
+		sim_hist_init(&l->st.latency);
+		sim_hist_init(&l->st.hold);
+		sim_hist_init(&l->st.handoff);
+	}
+	w->nvcpus = nvcpus;
+	w->vcpus = g_new0(struct wl_vcpu, nvcpus);
+	for (unsigned int i = 0; i < nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+
+		v->wl = w;
+		v->idx = i;
+		v->pre_since = 0;
+		sim_rng_init(&v->rng, p->seed, SIM_RNG_WORKLOAD, i);
+	}
+	sim_event_init(&w->watchdog, watchdog_ev, w, SIM_PRIO_CHECK);
+}
+
+void wl_destroy(struct wl *w)
+{
+	for (unsigned int i = 0; i < w->p.nlocks; i++) {
+		sim_hist_free(&w->locks[i].st.latency);
+		sim_hist_free(&w->locks[i].st.hold);
+		sim_hist_free(&w->locks[i].st.handoff);
+	}
+	g_free(w->locks);
+	g_free(w->vcpus);
+	g_free(w->violation_msg);
+	memset(w, 0, sizeof(*w));
+}
+
+void *wl_vcpu_arg(struct wl *w, unsigned int i)
+{
+	return &w->vcpus[i];
+}
+
+void wl_bind(struct wl *w, unsigned int i, struct sim_cpu *c)
+{
+	w->vcpus[i].cpu = c;
+	c->workload = &w->vcpus[i];
+}
+
+const char *wl_violation_name(enum wl_violation v)
+{
+	switch (v) {
+	case WL_OK:
+		return "ok";
+	case WL_VIOL_MUTEX:
+		return "mutual-exclusion";
+	case WL_VIOL_HANG:
+		return "hang";
+	case WL_VIOL_DEADLOCK:
+		return "deadlock";
+	}
+	return "?";
+}
+
+void wl_violation(struct wl *w, enum wl_violation kind, sim_time_t t,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->violation != WL_OK)
+		return; /* the first one is the one to replay */
+	w->violation = kind;
+	w->violation_ps = t;
+	va_start(ap, fmt);
+	w->violation_msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	w->sim->stop = true;
+}
+
+/* --- LHP accounting: waiter time lost while the holder is out --- */
+
+static void lhp_account(struct wl_lock *l, sim_time_t t)
+{
+	if (l->lhp_active && t > l->lhp_acc_ps) {
+		l->st.lhp_waiter_ps += (t - l->lhp_acc_ps) * l->nwaiters;
+		l->lhp_acc_ps = t;
+	}
+}
+
+static void lhp_end(struct wl_lock *l, sim_time_t t)
+{
+	sim_time_t d;
+
+	lhp_account(l, t);
+	d = t > l->lhp_start_ps ? t - l->lhp_start_ps : 0;
+	l->st.lhp_total_ps += d;
+	if (d > l->st.lhp_max_ps)
+		l->st.lhp_max_ps = d;
+	l->lhp_active = false;
+}
+
+static void dispatch_hook(void *data, struct sim_cpu *c, bool on, sim_time_t t)
+{
+	struct wl_vcpu *v = c->workload;
+	struct wl_lock *l;
+
+	if (!v)
+		return;
+	l = v->holding;
+	if (on) {
+		if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
+			v->pre_total_ps += t - v->pre_since;
+		v->pre_since = SIM_TIME_NEVER;
+		if (l && l->lhp_active)
+			lhp_end(l, t);
+	} else {
+		v->pre_since = t;
+		if (l && !l->lhp_active) {
+			l->lhp_active = true;
+			l->lhp_start_ps = t;
+			l->lhp_acc_ps = t;
+			l->st.lhp_events++;
+		}
+	}
+}
+
+static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
+{
+	sim_time_t tot = v->pre_total_ps;
+
+	if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
+		tot += t - v->pre_since;
+	return tot;
+}
+
+/* --- the per-vCPU loop --- */
+
+static struct wl_lock *pick_lock(struct wl *w, struct wl_vcpu *v)
+{
+	if (w->p.nlocks == 1)
+		return &w->locks[0];
+	if (w->p.pick == WL_PICK_VCPU)
+		return &w->locks[v->idx % w->p.nlocks];
+	return &w->locks[sim_rng_below(&v->rng, w->p.nlocks)];
+}
+
+static void wait_begin(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
+{
+	lhp_account(l, t);
+	v->waiting = l;
+	v->req_ps = t;
+	/* A hand-off delay counts only time lost after we started waiting. */
+	v->pre_at_rel = pre_total_at(v, t);
+	v->wprev = NULL;
+	v->wnext = l->waiters;
+	if (l->waiters)
+		l->waiters->wprev = v;
+	l->waiters = v;
+	l->nwaiters++;
+}
+
+static void wait_end(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
+{
+	lhp_account(l, t);
+	if (v->wprev)
+		v->wprev->wnext = v->wnext;
+	else
+		l->waiters = v->wnext;
+	if (v->wnext)
+		v->wnext->wprev = v->wprev;
+	v->wnext = v->wprev = NULL;
+	v->waiting = NULL;
+	l->nwaiters--;
+}
+
+static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
+				  struct wl_vcpu *v, sim_time_t t)
+{
+	wait_end(l, v, t);
+	if (l->occupancy != 0) {
+		wl_violation(w, WL_VIOL_MUTEX, t,
+			     "mutual exclusion broken: vCPU %u entered lock %u "
+			     "while vCPU %u holds it",
+			     v->idx, l->idx, l->holder ? l->holder->idx : 0);
+		sim_cpu_halt_run(v->cpu);
+	}
+	l->occupancy = 1;
+	l->holder = v;
+	v->holding = l;
+	v->acquisitions++;
+	l->st.acquisitions++;
+	sim_hist_record(&l->st.latency, t - v->req_ps);
+	if (l->handoff_open) {
+		sim_time_t lost = pre_total_at(v, t) - v->pre_at_rel;
+
+		sim_hist_record(&l->st.handoff, t - l->rel_ps);
+		if (lost) {
+			l->st.lwp_events++;
+			l->st.lwp_total_ps += lost;
+			if (lost > l->st.lwp_max_ps)
+				l->st.lwp_max_ps = lost;
+		}
+		l->handoff_open = false;
+	}
+	v->req_ps = t; /* now: start of the hold */
+}
+
+static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
+{
+	sim_hist_record(&l->st.hold, t - v->req_ps);
+	l->occupancy = 0;
+	l->holder = NULL;
+	v->holding = NULL;
+	if (l->nwaiters) {
+		l->handoff_open = true;
+		l->rel_ps = t;
+		for (struct wl_vcpu *o = l->waiters; o; o = o->wnext)
+			o->pre_at_rel = pre_total_at(o, t);
+	}
+}
+
+void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
+{
+	struct wl_vcpu *v = arg;
+	struct wl *w = v->wl;
+
+	for (;;) {
+		struct wl_lock *l;
+
+		sim_cpu_work(c, sim_duration_draw(&w->p.think, &v->rng));
+		l = pick_lock(w, v);
+		wait_begin(l, v, c->now_ps);
+		w->ops->lock(l->addr);
+		sim_cpu_sync(c);
+		acquired(w, l, v, c->now_ps);
+		sim_cpu_work(c, sim_duration_draw(&w->p.cs, &v->rng));
+		released(l, v, c->now_ps);
+		w->ops->unlock(l->addr);
+	}
+}
+
+/* --- checks --- */
+
+static sim_time_t watchdog_period(const struct wl *w)
+{
+	return SIM_MAX(w->p.hang_bound_ps / 4, WL_WATCHDOG_MIN_PS);
+}
+
+static void watchdog_ev(struct sim_event *ev)
+{
+	struct wl *w = ev->data;
+	sim_time_t t = ev->time_ps;
+
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+		char buf[32];
+
+		if (!v->waiting || t - v->req_ps <= w->p.hang_bound_ps)
+			continue;
+		wl_violation(w, WL_VIOL_HANG, t,
+			     "hang: vCPU %u has waited %s for lock %u "
+			     "(bound %s)",
+			     v->idx, sim_format_time(t - v->req_ps, buf, 16),
+			     v->waiting->idx,
+			     sim_format_time(w->p.hang_bound_ps, buf + 16, 16));
+		return;
+	}
+	if (w->host_deadline_us && g_get_monotonic_time() > w->host_deadline_us) {
+		wl_violation(w, WL_VIOL_HANG, t,
+			     "hang: the host-time watchdog expired at "
+			     "simulated time %.6f s",
+			     (double)t / (double)SIM_S);
+		return;
+	}
+	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
+}
+
+void wl_start(struct wl *w, sim_time_t t)
+{
+	w->sim->dispatch_hook = dispatch_hook;
+	w->sim->hook_data = w;
+	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
+}
+
+void wl_reset_stats(struct wl *w, sim_time_t t)
+{
+	for (unsigned int i = 0; i < w->p.nlocks; i++) {
+		struct wl_lock *l = &w->locks[i];
+		struct wl_lock_stats *st = &l->st;
+
+		sim_hist_reset(&st->latency);
+		sim_hist_reset(&st->hold);
+		sim_hist_reset(&st->handoff);
+		st->acquisitions = 0;
+		st->lhp_events = l->lhp_active ? 1 : 0;
+		st->lhp_total_ps = st->lhp_max_ps = st->lhp_waiter_ps = 0;
+		st->lwp_events = 0;
+		st->lwp_total_ps = st->lwp_max_ps = 0;
+		if (l->lhp_active)
+			l->lhp_start_ps = l->lhp_acc_ps = t;
+		l->handoff_open = false;
+	}
+	for (unsigned int i = 0; i < w->nvcpus; i++)
+		w->vcpus[i].acquisitions = 0;
+}
+
+void wl_finish(struct wl *w, sim_time_t t)
+{
+	for (unsigned int i = 0; i < w->p.nlocks; i++) {
+		struct wl_lock *l = &w->locks[i];
+
+		if (l->lhp_active) {
+			lhp_end(l, t);
+			l->lhp_active = true;
+		}
+	}
+}
+
+void wl_describe_locks(const struct wl *w, GString *out)
+{
+	for (unsigned int i = 0; i < w->p.nlocks; i++) {
+		const struct wl_lock *l = &w->locks[i];
+
+		g_string_append_printf(out, "  lock %u: ", l->idx);
+		if (l->holder)
+			g_string_append_printf(out, "held by vCPU %u",
+					       l->holder->idx);
+		else
+			g_string_append(out, "free");
+		if (l->nwaiters) {
+			g_string_append_printf(out, "; %u waiting:",
+					       l->nwaiters);
+			for (const struct wl_vcpu *v = l->waiters; v;
+			     v = v->wnext)
+				g_string_append_printf(out, " %u", v->idx);
+		}
+		g_string_append_c(out, '\n');
+	}
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The locktest workload and the lock metrics it measures.
+ *
+ * Each vCPU loops: think, pick a lock, lock it, hold it for a critical
+ * section, unlock.  The workload sees locks only through wl_lock_iface,
+ * and the hypervisor only through the engine's dispatch hook, which is
+ * how it measures lock-holder preemption (LHP: a holder undispatched while
+ * holding) and lock-waiter preemption (LWP: a hand-off delayed because the
+ * vCPU that takes the lock next was not running).
+ *
+ * It also checks, always: mutual exclusion (occupancy of every critical
+ * section is 0 or 1) and bounded progress (no vCPU waits for a lock longer
+ * than the hang bound).  A violation stops the run and is a result.
+ */
+#ifndef QSIM_SIM_WORKLOAD_H
+#define QSIM_SIM_WORKLOAD_H
+
+#include <glib.h>
+
+#include "sim/dist.h"
+#include "sim/engine.h"
+#include "sim/hist.h"
+
+struct wl_lock_iface {
+	void (*lock)(void *lock);
+	void (*unlock)(void *lock);
+};
+
+enum wl_pick {
+	WL_PICK_RANDOM, /* uniformly at random, every acquisition */
+	WL_PICK_VCPU,	/* vCPU i always takes lock i % nlocks */
+};
+
+enum wl_violation {
+	WL_OK,
+	WL_VIOL_MUTEX,
+	WL_VIOL_HANG,
+	WL_VIOL_DEADLOCK,
+};
+
+struct wl_params {
+	struct sim_duration cs;
+	struct sim_duration think;
+	unsigned int nlocks;
+	enum wl_pick pick;
+	sim_time_t warmup_end_ps;
+	sim_time_t hang_bound_ps;
+	uint64_t seed;
+};
+
+struct wl_lock_stats {
+	uint64_t acquisitions;
+	struct sim_hist latency; /* lock() called -> lock held */
+	struct sim_hist hold;	 /* lock held -> unlock() called */
+	struct sim_hist handoff; /* release with waiters -> next acquire */
+	uint64_t lhp_events;
+	sim_time_t lhp_total_ps, lhp_max_ps;
+	sim_time_t lhp_waiter_ps; /* sum over waiters of time lost to LHP */
+	uint64_t lwp_events;
+	sim_time_t lwp_total_ps, lwp_max_ps;
+};
+
+struct wl_vcpu;
+
+struct wl_lock {
+	unsigned int idx;
+	void *addr; /* the lock in guest memory */
+	unsigned int occupancy;
+	struct wl_vcpu *holder;
+	unsigned int nwaiters;
+	struct wl_vcpu *waiters; /* doubly linked through wl_vcpu.wnext */
+	bool handoff_open;
+	sim_time_t rel_ps;
+	bool lhp_active;
+	sim_time_t lhp_start_ps, lhp_acc_ps;
+	struct wl_lock_stats st;
+};
+
+struct wl_vcpu {
+	struct wl *wl;
+	unsigned int idx;
+	struct sim_cpu *cpu;
+	struct sim_rng rng;
+	struct wl_lock *holding;
+	struct wl_lock *waiting;
+	struct wl_vcpu *wnext, *wprev;
+	sim_time_t req_ps;
+	sim_time_t pre_total_ps; /* cumulative undispatched time */
+	sim_time_t pre_since;	 /* SIM_TIME_NEVER while dispatched */
+	sim_time_t pre_at_rel;	 /* pre_total when the awaited lock was freed */
+	uint64_t acquisitions;
+};
+
+struct wl {
+	struct wl_params p;
+	const struct wl_lock_iface *ops;
+	struct wl_lock *locks;
+	struct wl_vcpu *vcpus;
+	unsigned int nvcpus;
+	struct sim *sim;
+	struct sim_event watchdog;
+	int64_t host_deadline_us; /* 0 = none */
+	enum wl_violation violation;
+	sim_time_t violation_ps;
+	char *violation_msg;
+};
+
+void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
+	     const struct wl_lock_iface *ops, void **lock_addrs,
+	     unsigned int nvcpus);
+void wl_destroy(struct wl *w);
+/* The per-vCPU entry to hand to the hypervisor, and its argument. */
+void wl_vcpu_main(struct sim_cpu *c, void *arg);
+void *wl_vcpu_arg(struct wl *w, unsigned int i);
+/* Bind vCPU @i to its engine cpu once the hypervisor created it. */
+void wl_bind(struct wl *w, unsigned int i, struct sim_cpu *c);
+void wl_start(struct wl *w, sim_time_t t);
+void wl_reset_stats(struct wl *w, sim_time_t t);
+/* Close open intervals (LHP, preemption) at the end of the run. */
+void wl_finish(struct wl *w, sim_time_t t);
+/* Record a violation found outside the workload (deadlock). */
+void wl_violation(struct wl *w, enum wl_violation kind, sim_time_t t,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+const char *wl_violation_name(enum wl_violation v);
+/* Append "who holds what, who waits for whom" to @out. */
+void wl_describe_locks(const struct wl *w, GString *out);
+
+#endif

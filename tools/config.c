@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scenario loading and validation; see config.h.  CFG_KEYS below is the
+ * single declaration of every scenario key.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/config.h"
+#include "hypervisor/hv.h"
+#include "locks/lock.h"
+
+G_DEFINE_QUARK(qsim-config-error-quark, cfg_error)
+
+enum cfg_type {
+	CT_TIME,
+	CT_DUR,
+	CT_UINT,
+	CT_U64,
+	CT_BOOL,
+	CT_ENUM,
+};
+
+/* Defaults marked PRESET come from the machine preset. */
+#define PRESET NULL
+
+struct cfg_preset {
+	const char *name;
+	unsigned int smt, cores_per_chip, line_bytes;
+	struct sim_cost cost;
+};
+
+/* Latencies in picoseconds; docs/cost-model.md says where they come from. */
+static const struct cfg_preset presets[] = {
+	{ "power9", 4, 20, 128,
+	  { .hit_ps = 1000, .smt_ps = 4000, .chip_ps = 25000,
+	    .remote_ps = 90000, .mem_ps = 100000, .atomic_ps = 8000,
+	    .relax_ps = 2000, .barrier_ps = 15000 } },
+	{ "power10", 8, 15, 128,
+	  { .hit_ps = 1000, .smt_ps = 4000, .chip_ps = 20000,
+	    .remote_ps = 70000, .mem_ps = 90000, .atomic_ps = 6000,
+	    .relax_ps = 2000, .barrier_ps = 12000 } },
+	{ "x86", 2, 28, 64,
+	  { .hit_ps = 1000, .smt_ps = 5000, .chip_ps = 40000,
+	    .remote_ps = 110000, .mem_ps = 90000, .atomic_ps = 10000,
+	    .relax_ps = 10000, .barrier_ps = 20000 } },
+};
+
+const char *const cfg_presets[] = { "power9", "power10", "x86", NULL };
+
+static const char *choice_preset(unsigned int i)
+{
+	return cfg_presets[i];
+}
+
+static const char *choice_policy(unsigned int i)
+{
+	return hv_policies[i] ? hv_policies[i]->name : NULL;
+}
+
+static const char *choice_lock(unsigned int i)
+{
+	return lk_registry[i] ? lk_registry[i]->name : NULL;
+}
+
+static const char *choice_workload(unsigned int i)
+{
+	return i == 0 ? "locktest" : NULL;
+}
+
+static const char *choice_pick(unsigned int i)
+{
+	static const char *const p[] = { "random", "vcpu", NULL };
+
+	return p[i];
+}
+
+struct cfg_key {
+	const char *section;
+	const char *key;
+	enum cfg_type type;
+	const char *def;
+	uint64_t min, max;
+	const char *(*choices)(unsigned int i);
+	size_t off;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct qsim_config, f)
+#define T(x) ((uint64_t)(x))
+
+/* Section order here is the order of the resolved text and of the docs. */
+static const struct cfg_key cfg_keys[] = {
+	{ "run", "duration", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
+	  OFF(duration_ps), "simulated time measured, after the warm-up" },
+	{ "run", "warmup", CT_TIME, "100ms", 0, T(100 * SIM_S), NULL,
+	  OFF(warmup_ps), "simulated time run before measuring" },
+	{ "run", "seed", CT_U64, "1", 0, UINT64_MAX, NULL, OFF(seed),
+	  "seed of every random stream (--seed overrides)" },
+
+	{ "machine", "preset", CT_ENUM, "power9", 0, 0, choice_preset,
+	  OFF(preset), "topology and cache-cost preset" },
+	{ "machine", "pcpus", CT_UINT, "16", 1, 4096, NULL, OFF(pcpus),
+	  "physical CPUs (hardware threads) in the shared pool" },
+	{ "machine", "smt", CT_UINT, PRESET, 1, 8, NULL, OFF(smt),
+	  "hardware threads per core" },
+	{ "machine", "cores_per_chip", CT_UINT, PRESET, 1, 256, NULL,
+	  OFF(cores_per_chip), "cores per chip" },
+	{ "machine", "line_size", CT_UINT, PRESET, 16, 1024, NULL,
+	  OFF(line_bytes), "cache line size in bytes (a power of two)" },
+	{ "machine", "stack_kib", CT_UINT, "64", 16, 8192, NULL,
+	  OFF(stack_kib), "coroutine stack per vCPU, KiB" },
+
+	{ "cost", "hit", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.hit_ps), "access to a line this pCPU holds" },
+	{ "cost", "smt", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.smt_ps), "transfer from a thread of the same core" },
+	{ "cost", "chip", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.chip_ps), "transfer from another core of the same chip" },
+	{ "cost", "remote", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.remote_ps), "transfer from another chip" },
+	{ "cost", "memory", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.mem_ps), "fill of a line no cache holds" },
+	{ "cost", "atomic", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.atomic_ps), "extra cost of an atomic read-modify-write" },
+	{ "cost", "relax", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.relax_ps), "one cpu_relax() in a spin loop" },
+	{ "cost", "barrier", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	  OFF(cost.barrier_ps), "a full barrier (smp_mb, sync)" },
+
+	{ "hypervisor", "policy", CT_ENUM, "rr", 0, 0, choice_policy,
+	  OFF(policy), "dispatcher policy" },
+	{ "hypervisor", "slice", CT_TIME, "10ms", T(SIM_US), T(SIM_S), NULL,
+	  OFF(slice_ps), "time slice of a dispatched vCPU" },
+	{ "hypervisor", "dispatch_latency", CT_TIME, "2us", 0, T(10 * SIM_MS),
+	  NULL, OFF(dispatch_latency_ps),
+	  "from a pCPU choosing a vCPU to the vCPU running" },
+	{ "hypervisor", "hcall", CT_TIME, "500ns", 0, T(SIM_MS), NULL,
+	  OFF(hcall_ps), "cost of one hcall (entry and exit)" },
+	{ "hypervisor", "wake_latency", CT_TIME, "5us", 0, T(10 * SIM_MS), NULL,
+	  OFF(wake_latency_ps), "from H_PROD of a ceded vCPU to it runnable" },
+	{ "hypervisor", "prod_cuts_directed_confer", CT_BOOL, "false", 0, 0,
+	  NULL, OFF(prod_cuts_directed_confer),
+	  "a latched prod also makes a directed H_CONFER return at once" },
+
+	{ "partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
+	  "vCPUs of the guest under test" },
+	{ "partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
+	  "shared-processor LPAR (SPLPAR): paravirt lock paths on" },
+
+	{ "lock", "type", CT_ENUM, "tas", 0, 0, choice_lock, OFF(lock),
+	  "lock algorithm (qsim list locks)" },
+
+	{ "workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
+	  OFF(workload), "what every vCPU runs" },
+	{ "workload", "locks", CT_UINT, "1", 1, 1024, NULL, OFF(nlocks),
+	  "number of locks" },
+	{ "workload", "cs", CT_DUR, "200ns", 0, T(SIM_S), NULL, OFF(cs),
+	  "critical section: TIME, exp:MEAN or uniform:LO:HI" },
+	{ "workload", "think", CT_DUR, "1us", 0, T(SIM_S), NULL, OFF(think),
+	  "time between critical sections, same syntax" },
+	{ "workload", "pick", CT_ENUM, "random", 0, 0, choice_pick, OFF(pick),
+	  "how a vCPU picks a lock: random, or vcpu (i mod locks)" },
+
+	{ "check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S),
+	  NULL, OFF(hang_bound_ps),
+	  "a wait for a lock longer than this is a hang (violation)" },
+	{ "check", "host_timeout", CT_UINT, "600", 1, 86400, NULL,
+	  OFF(host_timeout_s), "host seconds before the run is declared hung" },
+};
+
+static const char *type_name(enum cfg_type t)
+{
+	switch (t) {
+	case CT_TIME:
+		return "time";
+	case CT_DUR:
+		return "duration";
+	case CT_UINT:
+	case CT_U64:
+		return "integer";
+	case CT_BOOL:
+		return "bool";
+	case CT_ENUM:
+		return "name";
+	}
+	return "?";
+}
+
+static bool section_known(const char *s)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, s) == 0)
+			return true;
+	return false;
+}
+
+static const struct cfg_key *key_find(const char *s, const char *k)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, s) == 0 &&
+		    strcmp(cfg_keys[i].key, k) == 0)
+			return &cfg_keys[i];
+	return NULL;
+}
+
+static char *list_sections(void)
+{
+	GString *s = g_string_new(NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++) {
+		if (i && strcmp(cfg_keys[i].section, cfg_keys[i - 1].section) == 0)
+			continue;
+		g_string_append_printf(s, "%s[%s]", s->len ? ", " : "",
+				       cfg_keys[i].section);
+	}
+	return g_string_free(s, FALSE);
+}
+
+static char *list_keys(const char *section)
+{
+	GString *s = g_string_new(NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, section) == 0)
+			g_string_append_printf(s, "%s%s", s->len ? ", " : "",
+					       cfg_keys[i].key);
+	return g_string_free(s, FALSE);
+}
+
+/* What a key accepts, for error messages and `qsim list`. */
+static char *allowed_text(const struct cfg_key *k)
+{
+	char lo[32], hi[32];
+	GString *s;
+
+	switch (k->type) {
+	case CT_TIME:
+		return g_strdup_printf("a time with a unit (ps, ns, us, ms, s) "
+				       "from %s to %s",
+				       sim_format_time(k->min, lo, sizeof(lo)),
+				       sim_format_time(k->max, hi, sizeof(hi)));
+	case CT_DUR:
+		return g_strdup_printf("TIME, exp:MEAN or uniform:LO:HI, each "
+				       "time with a unit, at most %s",
+				       sim_format_time(k->max, hi, sizeof(hi)));
+	case CT_UINT:
+	case CT_U64:
+		return g_strdup_printf("an integer from %" PRIu64 " to %" PRIu64,
+				       k->min, k->max);
+	case CT_BOOL:
+		return g_strdup("true or false");
+	case CT_ENUM:
+		s = g_string_new("one of: ");
+		for (unsigned int i = 0; k->choices(i); i++)
+			g_string_append_printf(s, "%s%s", i ? ", " : "",
+					       k->choices(i));
+		return g_string_free(s, FALSE);
+	}
+	return g_strdup("?");
+}
+
+static bool parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (!g_ascii_isdigit(*v))
+		return false;
+	errno = 0;
+	*out = g_ascii_strtoull(v, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* Parse @v for @k into @cfg; false if it is not acceptable. */
+static bool parse_value(const struct cfg_key *k, const char *v,
+			struct qsim_config *cfg)
+{
+	char *field = (char *)cfg + k->off;
+	uint64_t u;
+	sim_time_t t;
+	struct sim_duration d;
+
+	switch (k->type) {
+	case CT_TIME:
+		if (!sim_parse_time(v, &t) || t < k->min || t > k->max)
+			return false;
+		*(sim_time_t *)field = t;
+		return true;
+	case CT_DUR:
+		if (!sim_parse_duration(v, &d) || d.a_ps > k->max ||
+		    d.b_ps > k->max)
+			return false;
+		*(struct sim_duration *)field = d;
+		return true;
+	case CT_UINT:
+		if (!parse_u64(v, &u) || u < k->min || u > k->max)
+			return false;
+		*(unsigned int *)field = (unsigned int)u;
+		return true;
+	case CT_U64:
+		if (!parse_u64(v, &u) || u < k->min || u > k->max)
+			return false;
+		*(uint64_t *)field = u;
+		return true;
+	case CT_BOOL:
+		if (strcmp(v, "true") == 0)
+			*(bool *)field = true;
+		else if (strcmp(v, "false") == 0)
+			*(bool *)field = false;
+		else
+			return false;
+		return true;
+	case CT_ENUM:
+		for (unsigned int i = 0; k->choices(i); i++) {
+			if (strcmp(k->choices(i), v) == 0) {
+				g_free(*(char **)field);
+				*(char **)field = g_strdup(v);
+				return true;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+static const struct cfg_preset *preset_find(const char *name)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(presets); i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return &presets[i];
+	return NULL;
+}
+
+/* The default of @k as text, given the chosen preset. */
+static char *default_text(const struct cfg_key *k, const struct cfg_preset *p)
+{
+	char buf[32];
+	const sim_time_t *cost = NULL;
+
+	if (k->def)
+		return g_strdup(k->def);
+	if (strcmp(k->section, "machine") == 0 && strcmp(k->key, "smt") == 0)
+		return g_strdup_printf("%u", p->smt);
+	if (strcmp(k->key, "cores_per_chip") == 0)
+		return g_strdup_printf("%u", p->cores_per_chip);
+	if (strcmp(k->key, "line_size") == 0)
+		return g_strdup_printf("%u", p->line_bytes);
+	/* [cost] keys: the preset's value at the same offset. */
+	cost = (const sim_time_t *)((const char *)&p->cost +
+				    (k->off - OFF(cost)));
+	return g_strdup(sim_format_time(*cost, buf, sizeof(buf)));
+}
+
+/* Where a key's value came from, for messages: the file or --set. */
+static char *origin(const char *path, GHashTable *set_keys,
+		    const struct cfg_key *k)
+{
+	g_autofree char *id = g_strdup_printf("%s.%s", k->section, k->key);
+
+	if (set_keys && g_hash_table_contains(set_keys, id))
+		return g_strdup_printf("--set %s", id);
+	return g_strdup_printf("%s: [%s] %s", path, k->section, k->key);
+}
+
+static bool apply_overrides(GKeyFile *kf, char **overrides,
+			    GHashTable *set_keys, GError **error)
+{
+	for (char **o = overrides; o && *o; o++) {
+		const char *eq = strchr(*o, '=');
+		const char *dot = strchr(*o, '.');
+		g_autofree char *section = NULL, *key = NULL;
+
+		if (!eq || !dot || dot > eq || dot == *o || eq == dot + 1) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+				    "--set %s: expected section.key=value", *o);
+			return false;
+		}
+		section = g_strndup(*o, (gsize)(dot - *o));
+		key = g_strndup(dot + 1, (gsize)(eq - dot - 1));
+		if (!section_known(section)) {
+			g_autofree char *all = list_sections();
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+				    "--set %s: unknown section [%s]; sections "
+				    "are: %s",
+				    *o, section, all);
+			return false;
+		}
+		if (!key_find(section, key)) {
+			g_autofree char *all = list_keys(section);
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+				    "--set %s: unknown key '%s' in [%s]; keys "
+				    "are: %s",
+				    *o, key, section, all);
+			return false;
+		}
+		g_key_file_set_value(kf, section, key, eq + 1);
+		g_hash_table_add(set_keys,
+				 g_strdup_printf("%s.%s", section, key));
+	}
+	return true;
+}
+
+static bool check_unknown(GKeyFile *kf, const char *path, GError **error)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+	for (char **g = groups; *g; g++) {
+		g_auto(GStrv) keys = NULL;
+
+		if (!section_known(*g)) {
+			g_autofree char *all = list_sections();
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+				    "%s: unknown section [%s]; sections are: %s",
+				    path, *g, all);
+			return false;
+		}
+		keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+		for (char **k = keys; k && *k; k++) {
+			if (!key_find(*g, *k)) {
+				g_autofree char *all = list_keys(*g);
+
+				g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+					    "%s: [%s] unknown key '%s'; keys in "
+					    "[%s] are: %s",
+					    path, *g, *k, *g, all);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+void cfg_free(struct qsim_config *cfg)
+{
+	if (!cfg)
+		return;
+	g_free(cfg->path);
+	g_free(cfg->text);
+	g_free(cfg->resolved);
+	g_strfreev(cfg->overrides);
+	g_free(cfg->preset);
+	g_free(cfg->policy);
+	g_free(cfg->lock);
+	g_free(cfg->workload);
+	g_free(cfg->pick);
+	g_free(cfg);
+}
+
+static bool cross_checks(struct qsim_config *cfg, const char *path,
+			 GError **error)
+{
+	if (cfg->line_bytes & (cfg->line_bytes - 1)) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [machine] line_size = %u: must be a power of "
+			    "two from 16 to 1024",
+			    path, cfg->line_bytes);
+		return false;
+	}
+	if (cfg->vcpus > 0xffff) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [partition] vcpus = %u: at most 65535",
+			    path, cfg->vcpus);
+		return false;
+	}
+	return true;
+}
+
+struct qsim_config *cfg_load_text(const char *path, const char *text,
+				  char **overrides, GError **error)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GKeyFile) out = g_key_file_new();
+	g_autoptr(GHashTable) set_keys =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GError) local = NULL;
+	g_autoptr(qsim_config) cfg = g_new0(struct qsim_config, 1);
+	const struct cfg_preset *preset;
+
+	cfg->path = g_strdup(path);
+	cfg->text = g_strdup(text);
+	cfg->overrides = g_strdupv(overrides);
+	if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE,
+				       &local)) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+			    "%s: not a valid scenario file: %s", path,
+			    local->message);
+		return NULL;
+	}
+	if (!check_unknown(kf, path, error) ||
+	    !apply_overrides(kf, overrides, set_keys, error))
+		return NULL;
+
+	/* The preset first: other defaults depend on it. */
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++) {
+			const struct cfg_key *k = &cfg_keys[i];
+			bool is_preset = k->off == OFF(preset);
+			g_autofree char *raw = NULL, *v = NULL;
+
+			if (is_preset != (pass == 0))
+				continue;
+			raw = g_key_file_get_value(kf, k->section, k->key,
+						   NULL);
+			preset = cfg->preset ? preset_find(cfg->preset) : NULL;
+			v = raw ? g_strstrip(g_strdup(raw)) :
+				  default_text(k, preset);
+			if (!parse_value(k, v, cfg)) {
+				g_autofree char *what = allowed_text(k);
+				g_autofree char *where =
+					origin(path, set_keys, k);
+
+				g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+					    "%s = '%s': expected %s", where, v,
+					    what);
+				return NULL;
+			}
+			g_key_file_set_value(out, k->section, k->key, v);
+		}
+	}
+	if (!cross_checks(cfg, path, error))
+		return NULL;
+	cfg->resolved = g_key_file_to_data(out, NULL, NULL);
+	return g_steal_pointer(&cfg);
+}
+
+struct qsim_config *cfg_load(const char *path, char **overrides,
+			     GError **error)
+{
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+
+	if (!g_file_get_contents(path, &text, NULL, &local)) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_IO,
+			    "%s: cannot read scenario: %s", path,
+			    local->message);
+		return NULL;
+	}
+	return cfg_load_text(path, text, overrides, error);
+}
+
+void cfg_print_keys(FILE *out)
+{
+	const struct cfg_preset *p = &presets[0];
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		g_autofree char *what = allowed_text(k);
+		g_autofree char *def = default_text(k, p);
+
+		if (!i || strcmp(k->section, cfg_keys[i - 1].section))
+			fprintf(out, "[%s]\n", k->section);
+		fprintf(out, "  %-26s %-8s default %-10s %s\n", k->key,
+			type_name(k->type), def, k->help);
+		fprintf(out, "  %-26s          accepts %s%s\n", "", what,
+			k->def ? "" : " (default from machine.preset)");
+	}
+}

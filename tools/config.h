@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario files: INI read with GKeyFile into a validated qsim_config.
+ *
+ * Every key is declared once, in CFG_KEYS (config.c): section, name, type,
+ * default, range and a line of help.  That one table drives parsing,
+ * validation, the error messages (which always name the file, section,
+ * key and what is allowed), `qsim list`, the resolved-parameter text that
+ * the store keeps with every run, and docs/scenarios.md.  An unknown
+ * section or key is an error: a typo never falls back to a default.
+ */
+#ifndef QSIM_TOOLS_CONFIG_H
+#define QSIM_TOOLS_CONFIG_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "sim/dist.h"
+#include "sim/mem.h"
+
+#define CFG_ERROR (cfg_error_quark())
+GQuark cfg_error_quark(void);
+
+enum cfg_error_code {
+	CFG_ERROR_IO,
+	CFG_ERROR_SYNTAX,
+	CFG_ERROR_UNKNOWN,
+	CFG_ERROR_VALUE,
+};
+
+struct qsim_config {
+	char *path;	  /* scenario file as given */
+	char *text;	  /* its contents, stored with every run */
+	char *resolved;	  /* every key with its final value, as INI */
+	char **overrides; /* the --set arguments, for the replay command */
+
+	/* [run] */
+	sim_time_t duration_ps;
+	sim_time_t warmup_ps;
+	uint64_t seed;
+	/* [machine] */
+	char *preset;
+	unsigned int pcpus;
+	unsigned int smt;
+	unsigned int cores_per_chip;
+	unsigned int line_bytes;
+	unsigned int stack_kib;
+	/* [cost] */
+	struct sim_cost cost;
+	/* [hypervisor] */
+	char *policy;
+	sim_time_t slice_ps;
+	sim_time_t dispatch_latency_ps;
+	sim_time_t hcall_ps;
+	sim_time_t wake_latency_ps;
+	bool prod_cuts_directed_confer;
+	/* [partition] */
+	unsigned int vcpus;
+	bool shared;
+	/* [lock] */
+	char *lock;
+	/* [workload] */
+	char *workload;
+	unsigned int nlocks;
+	struct sim_duration cs;
+	struct sim_duration think;
+	char *pick;
+	/* [check] */
+	sim_time_t hang_bound_ps;
+	unsigned int host_timeout_s;
+};
+
+/*
+ * Load @path, apply @overrides ("section.key=value", may be NULL) and
+ * validate.  On error returns NULL with a message naming the problem.
+ */
+struct qsim_config *cfg_load(const char *path, char **overrides,
+			     GError **error);
+/* The same from text already read (tests, `check-config -`). */
+struct qsim_config *cfg_load_text(const char *path, const char *text,
+				  char **overrides, GError **error);
+void cfg_free(struct qsim_config *cfg);
+typedef struct qsim_config qsim_config;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
+
+/* Print every section and key with type, default, range and help. */
+void cfg_print_keys(FILE *out);
+/* The cost-model preset names, NULL-terminated. */
+extern const char *const cfg_presets[];
+
+#endif

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Wiring one run together; see model.h.
+ */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "tools/model.h"
+#include "locks/lock.h"
+
+struct run {
+	const struct qsim_config *cfg;
+	struct sim sim;
+	struct hv hv;
+	struct wl wl;
+	struct wl_lock_iface iface;
+	struct sim_event warmup;
+};
+
+static void warmup_ev(struct sim_event *ev)
+{
+	struct run *r = ev->data;
+	sim_time_t t = ev->time_ps;
+
+	wl_reset_stats(&r->wl, t);
+	hv_reset_stats(&r->hv, t);
+	for (unsigned int i = 0; i < r->sim.ncpus; i++) {
+		struct sim_cpu *c = r->sim.cpus[i];
+
+		sim_cpu_flush_acct(c, t);
+		memset(c->acct_ps, 0, sizeof(c->acct_ps));
+		c->wakeups = 0;
+	}
+}
+
+char *qsim_replay_command(const struct qsim_config *cfg)
+{
+	GString *s = g_string_new("qsim run ");
+
+	g_string_append(s, cfg->path);
+	g_string_append_printf(s, " --seed %" PRIu64, cfg->seed);
+	for (char **o = cfg->overrides; o && *o; o++) {
+		g_autofree char *q = NULL;
+
+		if (g_str_has_prefix(*o, "run.seed="))
+			continue;
+		q = g_shell_quote(*o);
+		g_string_append_printf(s, " --set %s", q);
+	}
+	return g_string_free(s, FALSE);
+}
+
+static const char *hv_state_name(enum hv_vcpu_state s)
+{
+	switch (s) {
+	case HV_RUNNABLE:
+		return "preempted (runnable)";
+	case HV_DISPATCHING:
+		return "being dispatched";
+	case HV_RUNNING:
+		return "running";
+	case HV_CEDED:
+		return "ceded";
+	case HV_WAKING:
+		return "waking (prodded)";
+	}
+	return "?";
+}
+
+static char *violation_report(struct run *r)
+{
+	GString *s = g_string_new(NULL);
+	char buf[32];
+
+	g_string_append_printf(s, "VIOLATION (%s) at %s: %s\n",
+			       wl_violation_name(r->wl.violation),
+			       sim_format_time(r->wl.violation_ps, buf,
+					       sizeof(buf)),
+			       r->wl.violation_msg);
+	g_string_append(s, "locks:\n");
+	wl_describe_locks(&r->wl, s);
+	g_string_append(s, "vCPUs:\n");
+	for (unsigned int i = 0; i < r->hv.nvcpus; i++) {
+		struct hv_vcpu *v = r->hv.vcpus[i];
+		struct wl_vcpu *w = &r->wl.vcpus[i];
+
+		g_string_append_printf(s, "  vCPU %u: %s, yield_count %u%s",
+				       i, hv_state_name(v->state),
+				       v->lppaca->yield_count,
+				       v->prod_latch ? ", prod latched" : "");
+		if (v->pcpu)
+			g_string_append_printf(s, " on pCPU %u", v->pcpu->id);
+		if (w->holding)
+			g_string_append_printf(s, ", holds lock %u",
+					       w->holding->idx);
+		if (w->waiting)
+			g_string_append_printf(s, ", waits for lock %u since %s",
+					       w->waiting->idx,
+					       sim_format_time(w->req_ps, buf,
+							       sizeof(buf)));
+		g_string_append_c(s, '\n');
+	}
+	return g_string_free(s, FALSE);
+}
+
+static double ns(sim_time_t ps)
+{
+	return (double)ps / 1000.0;
+}
+
+static void counter_add(GArray *a, const char *name, uint64_t v)
+{
+	struct qsim_counter c = { name, v };
+
+	g_array_append_val(a, c);
+}
+
+static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
+{
+	const struct qsim_config *cfg = r->cfg;
+	double secs;
+	sim_time_t begin = SIM_MIN(cfg->warmup_ps, end);
+	double acq_sum = 0, acq_sq = 0;
+	double pcpu_time;
+	sim_time_t split[SIM_ACCT_NR] = { 0 };
+	struct hv_vcpu_stats tot = { 0 };
+
+	res->measured_ps = end - begin;
+	secs = (double)res->measured_ps / (double)SIM_S;
+	res->nlocks = cfg->nlocks;
+	res->nvcpus = r->hv.nvcpus;
+	res->npcpus = cfg->pcpus;
+	res->locks = g_new0(struct qsim_lock_result, res->nlocks);
+	res->vcpus = g_new0(struct qsim_vcpu_result, res->nvcpus);
+	res->events = r->sim.events;
+	res->switches = r->sim.switches;
+
+	wl_finish(&r->wl, end);
+	hv_flush_stats(&r->hv, end);
+	for (unsigned int i = 0; i < res->nlocks; i++) {
+		struct wl_lock_stats *st = &r->wl.locks[i].st;
+		struct qsim_lock_result *l = &res->locks[i];
+
+		l->acquisitions = (int64_t)st->acquisitions;
+		l->throughput = secs > 0 ? (double)st->acquisitions / secs : 0;
+		l->lat_mean_ns = sim_hist_mean(&st->latency) / 1000.0;
+		l->lat_p50_ns = ns(sim_hist_quantile(&st->latency, 0.50));
+		l->lat_p90_ns = ns(sim_hist_quantile(&st->latency, 0.90));
+		l->lat_p99_ns = ns(sim_hist_quantile(&st->latency, 0.99));
+		l->lat_p999_ns = ns(sim_hist_quantile(&st->latency, 0.999));
+		l->lat_max_ns = ns(st->latency.max_ps);
+		l->hold_mean_ns = sim_hist_mean(&st->hold) / 1000.0;
+		l->handoffs = (int64_t)st->handoff.count;
+		l->handoff_mean_ns = sim_hist_mean(&st->handoff) / 1000.0;
+		l->handoff_p99_ns = ns(sim_hist_quantile(&st->handoff, 0.99));
+		l->lhp_events = (int64_t)st->lhp_events;
+		l->lhp_total_ns = ns(st->lhp_total_ps);
+		l->lhp_max_ns = ns(st->lhp_max_ps);
+		l->lhp_waiter_ns = ns(st->lhp_waiter_ps);
+		l->lwp_events = (int64_t)st->lwp_events;
+		l->lwp_total_ns = ns(st->lwp_total_ps);
+		l->lwp_max_ns = ns(st->lwp_max_ps);
+		/* The histograms move to the result. */
+		l->latency = st->latency;
+		l->hold = st->hold;
+		l->handoff = st->handoff;
+		st->latency.buckets = st->hold.buckets = NULL;
+		st->handoff.buckets = NULL;
+	}
+
+	res->acq_min = INT64_MAX;
+	res->acq_max = 0;
+	for (unsigned int i = 0; i < res->nvcpus; i++) {
+		struct sim_cpu *c = r->hv.vcpus[i]->cpu;
+		struct qsim_vcpu_result *v = &res->vcpus[i];
+
+		sim_cpu_flush_acct(c, end);
+		v->acquisitions = (int64_t)r->wl.vcpus[i].acquisitions;
+		v->run_ns = ns(c->acct_ps[SIM_ACCT_RUN]);
+		v->spin_ns = ns(c->acct_ps[SIM_ACCT_SPIN]);
+		v->hcall_ns = ns(c->acct_ps[SIM_ACCT_HCALL]);
+		v->preempted_ns = ns(c->acct_ps[SIM_ACCT_PREEMPTED]);
+		v->idle_ns = ns(c->acct_ps[SIM_ACCT_IDLE]);
+		v->spin_wakeups = (int64_t)c->wakeups;
+		v->hv = r->hv.vcpus[i]->st;
+		for (int a = 0; a < SIM_ACCT_NR; a++)
+			split[a] += c->acct_ps[a];
+#define X(name, doc) tot.name += v->hv.name;
+		HV_VCPU_STATS(X)
+#undef X
+		res->acq_min = SIM_MIN(res->acq_min, v->acquisitions);
+		res->acq_max = SIM_MAX(res->acq_max, v->acquisitions);
+		acq_sum += (double)v->acquisitions;
+		acq_sq += (double)v->acquisitions * (double)v->acquisitions;
+	}
+	res->acq_mean = res->nvcpus ? acq_sum / res->nvcpus : 0;
+	res->jain = acq_sq > 0 ? acq_sum * acq_sum / (res->nvcpus * acq_sq) : 0;
+
+	pcpu_time = (double)res->measured_ps * res->npcpus;
+	if (pcpu_time > 0) {
+		sim_time_t idle = 0, disp = 0;
+
+		for (unsigned int i = 0; i < cfg->pcpus; i++) {
+			idle += r->hv.pcpus[i].idle_ps;
+			disp += r->hv.pcpus[i].dispatch_ps;
+		}
+		res->util_run = (double)split[SIM_ACCT_RUN] / pcpu_time;
+		res->util_spin = (double)split[SIM_ACCT_SPIN] / pcpu_time;
+		res->util_hcall = (double)split[SIM_ACCT_HCALL] / pcpu_time;
+		res->util_idle = (double)idle / pcpu_time;
+		res->util_dispatch = (double)disp / pcpu_time;
+	}
+
+	res->counters = g_array_new(FALSE, FALSE, sizeof(struct qsim_counter));
+#define X(name, doc) counter_add(res->counters, "hv_" #name, tot.name);
+	HV_VCPU_STATS(X)
+#undef X
+	counter_add(res->counters, "sim_events", res->events);
+	counter_add(res->counters, "sim_switches", res->switches);
+}
+
+bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
+		    GError **error)
+{
+	struct run *r = g_new0(struct run, 1);
+	const struct lk_ops *ops = lk_find(cfg->lock);
+	struct sim_topo topo = { cfg->smt, cfg->cores_per_chip, cfg->pcpus };
+	struct hv_params hp = {
+		.policy = cfg->policy,
+		.npcpus = cfg->pcpus,
+		.slice_ps = cfg->slice_ps,
+		.dispatch_latency_ps = cfg->dispatch_latency_ps,
+		.hcall_ps = cfg->hcall_ps,
+		.wake_latency_ps = cfg->wake_latency_ps,
+		.prod_cuts_directed_confer = cfg->prod_cuts_directed_confer,
+	};
+	struct wl_params wp = {
+		.cs = cfg->cs,
+		.think = cfg->think,
+		.nlocks = cfg->nlocks,
+		.pick = strcmp(cfg->pick, "vcpu") == 0 ? WL_PICK_VCPU :
+							 WL_PICK_RANDOM,
+		.warmup_end_ps = cfg->warmup_ps,
+		.hang_bound_ps = cfg->hang_bound_ps,
+		.seed = cfg->seed,
+	};
+	size_t line = cfg->line_bytes;
+	size_t arena = (size_t)(cfg->vcpus + cfg->nlocks + 64) * line * 4 +
+		       (16u << 20);
+	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
+	g_autofree void **args = g_new0(void *, cfg->vcpus);
+	sim_time_t end = cfg->warmup_ps + cfg->duration_ps;
+	gint64 t0 = g_get_monotonic_time();
+
+	memset(res, 0, sizeof(*res));
+	QSIM_BUG_ON(!ops, "lock %s passed validation but is not registered",
+		    cfg->lock);
+	r->cfg = cfg;
+	sim_init(&r->sim, arena, cfg->line_bytes, &cfg->cost, &topo,
+		 (size_t)cfg->stack_kib << 10);
+	hv_init(&r->hv, &r->sim, &hp, cfg->seed);
+	/* Each lock on a line of its own, in a fixed order. */
+	for (unsigned int i = 0; i < cfg->nlocks; i++)
+		addrs[i] = sim_mem_alloc(&r->sim.mem, ops->size, line);
+	r->iface.lock = ops->lock;
+	r->iface.unlock = ops->unlock;
+	wl_init(&r->wl, &r->sim, &wp, &r->iface, addrs, cfg->vcpus);
+	for (unsigned int i = 0; i < cfg->vcpus; i++)
+		args[i] = wl_vcpu_arg(&r->wl, i);
+	hv_partition_add(&r->hv, cfg->vcpus, cfg->shared, wl_vcpu_main, args);
+	for (unsigned int i = 0; i < cfg->vcpus; i++)
+		wl_bind(&r->wl, i, r->hv.vcpus[i]->cpu);
+	sim_mem_seal(&r->sim.mem);
+	for (unsigned int i = 0; i < cfg->nlocks; i++)
+		ops->init(addrs[i]);
+
+	r->wl.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
+	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
+	if (cfg->warmup_ps)
+		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);
+	hv_start(&r->hv, 0);
+	wl_start(&r->wl, 0);
+	sim_run(&r->sim, end);
+
+	if (r->wl.violation == WL_OK && !r->sim.stop &&
+	    sim_evq_top_time(&r->sim.q) == SIM_TIME_NEVER)
+		wl_violation(&r->wl, WL_VIOL_DEADLOCK, r->sim.now_ps,
+			     "no events left: every vCPU is blocked");
+	QSIM_BUG_ON(!hv_check_invariants(&r->hv));
+	for (unsigned int i = 0; i < r->sim.ncpus; i++)
+		QSIM_BUG_ON(!sim_cpu_check_invariants(r->sim.cpus[i]));
+
+	res->status = r->wl.violation;
+	collect(r, res, r->wl.violation ? r->wl.violation_ps : end);
+	res->replay = qsim_replay_command(cfg);
+	if (res->status != WL_OK) {
+		res->violation_ps = r->wl.violation_ps;
+		res->violation_msg = g_strdup(r->wl.violation_msg);
+		res->report = violation_report(r);
+	}
+	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
+
+	wl_destroy(&r->wl);
+	hv_destroy(&r->hv);
+	sim_destroy(&r->sim);
+	g_free(r);
+	(void)error;
+	return true;
+}
+
+void qsim_results_clear(struct qsim_results *res)
+{
+	for (unsigned int i = 0; res->locks && i < res->nlocks; i++) {
+		sim_hist_free(&res->locks[i].latency);
+		sim_hist_free(&res->locks[i].hold);
+		sim_hist_free(&res->locks[i].handoff);
+	}
+	g_free(res->locks);
+	g_free(res->vcpus);
+	g_free(res->violation_msg);
+	g_free(res->report);
+	g_free(res->replay);
+	if (res->counters)
+		g_array_free(res->counters, TRUE);
+	memset(res, 0, sizeof(*res));
+}
+
+int qsim_results_exit_code(const struct qsim_results *res)
+{
+	return res->status == WL_OK ? 0 : 2;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One simulation run: build the machine, hypervisor, locks and workload
+ * from a validated config, run it, and return every figure as a results
+ * struct.  No file or database I/O happens here (docs/design.md).
+ *
+ * The result columns are declared once, below, and drive the struct, the
+ * store's tables and the report: X(name, kind, help) with kind I (integer)
+ * or R (real).
+ */
+#ifndef QSIM_TOOLS_MODEL_H
+#define QSIM_TOOLS_MODEL_H
+
+#include "hypervisor/hv.h"
+#include "sim/workload.h"
+#include "tools/config.h"
+
+#define QSIM_LOCK_COLS(X)                                                      \
+	X(acquisitions, I, "acquisitions after the warm-up")                   \
+	X(throughput, R, "acquisitions per simulated second")                  \
+	X(lat_mean_ns, R, "mean acquisition latency: lock() called to held")   \
+	X(lat_p50_ns, R, "acquisition latency, median")                        \
+	X(lat_p90_ns, R, "acquisition latency, 90th percentile")               \
+	X(lat_p99_ns, R, "acquisition latency, 99th percentile")               \
+	X(lat_p999_ns, R, "acquisition latency, 99.9th percentile")            \
+	X(lat_max_ns, R, "acquisition latency, maximum")                       \
+	X(hold_mean_ns, R, "mean hold time: held to unlock()")                 \
+	X(handoffs, I, "releases with waiters that led to an acquisition")     \
+	X(handoff_mean_ns, R, "mean release-to-next-acquire with waiters")     \
+	X(handoff_p99_ns, R, "hand-off latency, 99th percentile")              \
+	X(lhp_events, I, "lock-holder preemptions: holder undispatched")       \
+	X(lhp_total_ns, R, "total time holders spent undispatched")            \
+	X(lhp_max_ns, R, "longest single holder preemption")                   \
+	X(lhp_waiter_ns, R, "waiter time spent while the holder was out")      \
+	X(lwp_events, I, "hand-offs delayed by the next holder not running")   \
+	X(lwp_total_ns, R, "total hand-off delay from waiter preemption")      \
+	X(lwp_max_ns, R, "longest hand-off delay from waiter preemption")
+
+#define QSIM_VCPU_COLS(X)                                                      \
+	X(acquisitions, I, "lock acquisitions after the warm-up")              \
+	X(run_ns, R, "dispatched, doing useful work")                          \
+	X(spin_ns, R, "dispatched, spinning in a lock wait")                   \
+	X(hcall_ns, R, "dispatched, inside hcalls")                            \
+	X(preempted_ns, R, "runnable but not dispatched")                      \
+	X(idle_ns, R, "ceded or halted: not runnable")                         \
+	X(spin_wakeups, I, "spin waits woken by a write to a watched line")
+
+#define QSIM_COL_TYPE_I int64_t
+#define QSIM_COL_TYPE_R double
+
+struct qsim_lock_result {
+#define X(name, kind, help) QSIM_COL_TYPE_##kind name;
+	QSIM_LOCK_COLS(X)
+#undef X
+	struct sim_hist latency, hold, handoff;
+};
+
+struct qsim_vcpu_result {
+#define X(name, kind, help) QSIM_COL_TYPE_##kind name;
+	QSIM_VCPU_COLS(X)
+#undef X
+	struct hv_vcpu_stats hv;
+};
+
+struct qsim_counter {
+	const char *name;
+	uint64_t value;
+};
+
+struct qsim_results {
+	enum wl_violation status;
+	sim_time_t violation_ps;
+	char *violation_msg;
+	char *report;  /* the full violation report, or NULL */
+	char *replay;  /* command line that reproduces this run */
+	sim_time_t measured_ps;
+	unsigned int nlocks, nvcpus, npcpus;
+	struct qsim_lock_result *locks;
+	struct qsim_vcpu_result *vcpus;
+	GArray *counters; /* struct qsim_counter */
+	uint64_t events, switches;
+	double host_seconds;
+	/* pCPU time split over the measured interval, fractions of P*T */
+	double util_run, util_spin, util_hcall, util_dispatch, util_idle;
+	/* fairness over per-vCPU acquisitions */
+	int64_t acq_min, acq_max;
+	double acq_mean, jain;
+};
+
+/* Run @cfg.  Returns false only on internal errors (@error set). */
+bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
+		    GError **error);
+void qsim_results_clear(struct qsim_results *res);
+/* Exit code per docs/cli.md: 0 ok, 2 violation. */
+int qsim_results_exit_code(const struct qsim_results *res);
+char *qsim_replay_command(const struct qsim_config *cfg);
+
+#endif

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The run summary; see report.h.  Every figure printed here is also in the
+ * store (docs/database.md).
+ */
+#include <glib.h>
+#include <math.h>
+
+#include "tools/report.h"
+
+char *report_thousands(int64_t v)
+{
+	char digits[32];
+	GString *s = g_string_new(NULL);
+	int n, lead;
+
+	if (v < 0) {
+		g_string_append_c(s, '-');
+		v = -v;
+	}
+	n = snprintf(digits, sizeof(digits), "%" PRId64, v);
+	lead = n % 3 ? n % 3 : 3;
+	g_string_append_len(s, digits, lead);
+	for (int i = lead; i < n; i += 3) {
+		g_string_append_c(s, ',');
+		g_string_append_len(s, digits + i, 3);
+	}
+	return g_string_free(s, FALSE);
+}
+
+static const char *fmt_ns(double ns, char *buf, size_t len)
+{
+	if (ns >= 1e6)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0fns", ns);
+	return buf;
+}
+
+static const char *fmt_rate(double ops, char *buf, size_t len)
+{
+	if (ops >= 1e6)
+		snprintf(buf, len, "%.3f Mop/s", ops / 1e6);
+	else if (ops >= 1e3)
+		snprintf(buf, len, "%.1f kop/s", ops / 1e3);
+	else
+		snprintf(buf, len, "%.0f op/s", ops);
+	return buf;
+}
+
+void report_summary(FILE *out, const struct qsim_config *cfg,
+		    const struct qsim_results *res)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32];
+	double secs = (double)res->measured_ps / (double)SIM_S;
+	struct hv_vcpu_stats tot = { 0 };
+	double total_acq = 0;
+
+	for (unsigned int i = 0; i < res->nvcpus; i++) {
+#define X(name, doc) tot.name += res->vcpus[i].hv.name;
+		HV_VCPU_STATS(X)
+#undef X
+	}
+
+	fprintf(out, "qsim: %s, seed %" PRIu64 "\n", cfg->path, cfg->seed);
+	fprintf(out,
+		"machine   %s preset, %u pCPUs (SMT%u, %u cores/chip, %u-byte "
+		"lines)\n",
+		cfg->preset, cfg->pcpus, cfg->smt, cfg->cores_per_chip,
+		cfg->line_bytes);
+	fprintf(out,
+		"guest     %u vCPUs, %s, overcommit %.2fx; policy %s, slice "
+		"%s\n",
+		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
+		(double)cfg->vcpus / cfg->pcpus, cfg->policy,
+		sim_format_time(cfg->slice_ps, a, sizeof(a)));
+	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s\n",
+		cfg->workload, cfg->nlocks, cfg->lock,
+		cfg->nlocks == 1 ? "" : "s",
+		sim_format_duration(&cfg->cs, b, sizeof(b)),
+		sim_format_duration(&cfg->think, c, sizeof(c)));
+	fprintf(out,
+		"measured  %s after %s warm-up; %" PRIu64 " events, %" PRIu64
+		" switches, %.2f s host\n",
+		sim_format_time(res->measured_ps, d, sizeof(d)),
+		sim_format_time(cfg->warmup_ps, e, sizeof(e)), res->events,
+		res->switches, res->host_seconds);
+	fputc('\n', out);
+
+	for (unsigned int i = 0; i < res->nlocks; i++) {
+		const struct qsim_lock_result *l = &res->locks[i];
+		g_autofree char *n = report_thousands(l->acquisitions);
+
+		total_acq += (double)l->acquisitions;
+		fprintf(out, "lock %u    %s acquisitions, %s\n", i, n,
+			fmt_rate(l->throughput, a, sizeof(a)));
+		fprintf(out,
+			"  latency mean %s  p50 %s  p90 %s  p99 %s  p99.9 %s  "
+			"max %s\n",
+			fmt_ns(l->lat_mean_ns, a, sizeof(a)),
+			fmt_ns(l->lat_p50_ns, b, sizeof(b)),
+			fmt_ns(l->lat_p90_ns, c, sizeof(c)),
+			fmt_ns(l->lat_p99_ns, d, sizeof(d)),
+			fmt_ns(l->lat_p999_ns, e, sizeof(e)),
+			fmt_ns(l->lat_max_ns, f, sizeof(f)));
+		fprintf(out,
+			"  hold mean %s; hand-off mean %s, p99 %s over %" PRId64
+			" hand-offs\n",
+			fmt_ns(l->hold_mean_ns, a, sizeof(a)),
+			fmt_ns(l->handoff_mean_ns, b, sizeof(b)),
+			fmt_ns(l->handoff_p99_ns, c, sizeof(c)), l->handoffs);
+		fprintf(out,
+			"  LHP %" PRId64 " events, total %s, max %s; waiters "
+			"lost %s\n",
+			l->lhp_events, fmt_ns(l->lhp_total_ns, a, sizeof(a)),
+			fmt_ns(l->lhp_max_ns, b, sizeof(b)),
+			fmt_ns(l->lhp_waiter_ns, c, sizeof(c)));
+		fprintf(out, "  LWP %" PRId64 " events, total %s, max %s\n",
+			l->lwp_events, fmt_ns(l->lwp_total_ns, a, sizeof(a)),
+			fmt_ns(l->lwp_max_ns, b, sizeof(b)));
+	}
+	fprintf(out,
+		"fairness  per-vCPU acquisitions min/mean/max %" PRId64
+		"/%.0f/%" PRId64 ", Jain index %.4f\n",
+		res->acq_min, res->acq_mean, res->acq_max, res->jain);
+	fprintf(out,
+		"pCPUs     run %.1f%%  spin %.1f%%  hcall %.1f%%  dispatch "
+		"%.1f%%  idle %.1f%%\n",
+		100 * res->util_run, 100 * res->util_spin,
+		100 * res->util_hcall, 100 * res->util_dispatch,
+		100 * res->util_idle);
+	fprintf(out,
+		"hcalls    confer directed %" PRIu64 " (stale %" PRIu64
+		", yielded %" PRIu64 "), undirected %" PRIu64 "; prod %" PRIu64
+		" (latched %" PRIu64 "); cede %" PRIu64 "\n",
+		tot.confers_directed, tot.confers_stale, tot.confers_yielded,
+		tot.confers_undirected, tot.prods, tot.prods_latched,
+		tot.cedes);
+	fprintf(out,
+		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions\n",
+		tot.dispatches, tot.preemptions);
+	fputc('\n', out);
+	{
+		g_autofree char *mn = report_thousands(res->acq_min);
+		g_autofree char *me = report_thousands(llround(res->acq_mean));
+		g_autofree char *mx = report_thousands(res->acq_max);
+		double rate = secs > 0 ? total_acq / secs : 0;
+		g_autofree char *tr = report_thousands(llround(rate));
+		g_autofree char *pr = report_thousands(
+			llround(res->nvcpus ? rate / res->nvcpus : 0));
+
+		fprintf(out, "Threads = %u, Min/Mean/Max = %s/%s/%s\n",
+			res->nvcpus, mn, me, mx);
+		fprintf(out, "Total Rate = %s op/s; Percpu Rate = %s op/s\n", tr,
+			pr);
+	}
+	if (res->report) {
+		fputc('\n', out);
+		fputs(res->report, out);
+		fprintf(out, "replay: %s\n", res->replay);
+	}
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The human-readable summary of one run, including the lkml locktest
+ * lines, so results paste straight into a cover letter.
+ */
+#ifndef QSIM_TOOLS_REPORT_H
+#define QSIM_TOOLS_REPORT_H
+
+#include <stdio.h>
+
+#include "tools/model.h"
+
+void report_summary(FILE *out, const struct qsim_config *cfg,
+		    const struct qsim_results *res);
+/* "1,234,567" */
+char *report_thousands(int64_t v);
+
+#endif

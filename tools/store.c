@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SQLite results store; see store.h.  Every statement is finalized on every
+ * path (the stmt cleanup below), and a run is inserted inside one
+ * transaction that is rolled back on any error.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "tools/store.h"
+
+#ifndef QSIM_VERSION
+#define QSIM_VERSION "dev"
+#endif
+#ifndef QSIM_BUILD_FLAGS
+#define QSIM_BUILD_FLAGS "unknown"
+#endif
+
+G_DEFINE_QUARK(qsim-store-error-quark, store_error)
+
+const char *store_version(void)
+{
+	return QSIM_VERSION;
+}
+
+const char *store_build_flags(void)
+{
+	return QSIM_BUILD_FLAGS;
+}
+
+static void stmt_cleanup(sqlite3_stmt **s)
+{
+	if (*s)
+		sqlite3_finalize(*s);
+}
+#define g_auto_stmt __attribute__((cleanup(stmt_cleanup))) sqlite3_stmt *
+
+static bool fail(struct store *st, GError **error, const char *what)
+{
+	g_set_error(error, STORE_ERROR, sqlite3_errcode(st->db),
+		    "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+	return false;
+}
+
+static bool exec(struct store *st, const char *sql, GError **error)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
+			    msg ? msg : "error");
+		sqlite3_free(msg);
+		return false;
+	}
+	return true;
+}
+
+#define COL_SQL_I "INTEGER"
+#define COL_SQL_R "REAL"
+
+static char *schema_v1(void)
+{
+	GString *s = g_string_new(
+		"CREATE TABLE runs (\n"
+		"  id INTEGER PRIMARY KEY,\n"
+		"  started_at TEXT NOT NULL,\n"
+		"  qsim_version TEXT NOT NULL,\n"
+		"  build_flags TEXT NOT NULL,\n"
+		"  scenario_path TEXT NOT NULL,\n"
+		"  scenario_text TEXT NOT NULL,\n"
+		"  params TEXT NOT NULL,\n"
+		"  seed INTEGER NOT NULL,\n"
+		"  lock TEXT NOT NULL,\n"
+		"  policy TEXT NOT NULL,\n"
+		"  vcpus INTEGER NOT NULL,\n"
+		"  pcpus INTEGER NOT NULL,\n"
+		"  overcommit REAL NOT NULL,\n"
+		"  duration_ps INTEGER NOT NULL,\n"
+		"  warmup_ps INTEGER NOT NULL,\n"
+		"  measured_ps INTEGER NOT NULL,\n"
+		"  status TEXT NOT NULL,\n"
+		"  violation TEXT,\n"
+		"  violation_ps INTEGER,\n"
+		"  report TEXT,\n"
+		"  replay TEXT NOT NULL,\n"
+		"  host_seconds REAL NOT NULL,\n"
+		"  events INTEGER NOT NULL,\n"
+		"  switches INTEGER NOT NULL,\n"
+		"  util_run REAL, util_spin REAL, util_hcall REAL,\n"
+		"  util_dispatch REAL, util_idle REAL,\n"
+		"  acq_min INTEGER, acq_mean REAL, acq_max INTEGER, jain REAL\n"
+		");\n"
+		"CREATE TABLE lock_results (\n"
+		"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+		"CASCADE,\n"
+		"  lock INTEGER NOT NULL");
+#define X(name, kind, help) g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
+	QSIM_LOCK_COLS(X)
+#undef X
+	g_string_append(s, ",\n  PRIMARY KEY (run_id, lock)\n);\n"
+			   "CREATE TABLE vcpu_results (\n"
+			   "  run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+			   "DELETE CASCADE,\n"
+			   "  vcpu INTEGER NOT NULL");
+#define X(name, kind, help) g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
+	QSIM_VCPU_COLS(X)
+#undef X
+#define X(name, doc) g_string_append(s, ",\n  hv_" #name " INTEGER");
+	HV_VCPU_STATS(X)
+#undef X
+	g_string_append(
+		s,
+		",\n  PRIMARY KEY (run_id, vcpu)\n);\n"
+		"CREATE TABLE counters (\n"
+		"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+		"CASCADE,\n"
+		"  name TEXT NOT NULL,\n"
+		"  value INTEGER NOT NULL,\n"
+		"  PRIMARY KEY (run_id, name)\n);\n"
+		"CREATE TABLE histograms (\n"
+		"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+		"CASCADE,\n"
+		"  lock INTEGER NOT NULL,\n"
+		"  metric TEXT NOT NULL,\n"
+		"  lo_ps INTEGER NOT NULL,\n"
+		"  hi_ps INTEGER NOT NULL,\n"
+		"  count INTEGER NOT NULL\n);\n"
+		"CREATE INDEX histograms_run ON histograms(run_id, lock, "
+		"metric);\n"
+		"CREATE VIEW run_summary AS\n"
+		"  SELECT r.id, r.started_at, r.scenario_path, r.seed, r.lock,\n"
+		"         r.policy, r.vcpus, r.pcpus, r.overcommit, r.status,\n"
+		"         SUM(l.acquisitions) AS acquisitions,\n"
+		"         SUM(l.throughput) AS throughput,\n"
+		"         MAX(l.lat_p99_ns) AS lat_p99_ns,\n"
+		"         SUM(l.lhp_events) AS lhp_events,\n"
+		"         SUM(l.lhp_total_ns) AS lhp_total_ns,\n"
+		"         SUM(l.lwp_events) AS lwp_events,\n"
+		"         r.jain, r.host_seconds\n"
+		"  FROM runs r LEFT JOIN lock_results l ON l.run_id = r.id\n"
+		"  GROUP BY r.id;\n");
+	return g_string_free(s, FALSE);
+}
+
+static bool migrate(struct store *st, GError **error)
+{
+	g_auto_stmt q = NULL;
+	int version;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &q,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW)
+		return fail(st, error, "reading the schema version");
+	version = sqlite3_column_int(q, 0);
+	if (version > STORE_SCHEMA_VERSION) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: schema version %d is newer than this qsim "
+			    "understands (%d); use a newer qsim",
+			    st->path, version, STORE_SCHEMA_VERSION);
+		return false;
+	}
+	if (version == 0) {
+		g_autofree char *sql = schema_v1();
+		g_autofree char *all = g_strdup_printf(
+			"BEGIN IMMEDIATE;\n%sPRAGMA user_version = 1;\nCOMMIT;",
+			sql);
+
+		if (!exec(st, all, error)) {
+			exec(st, "ROLLBACK", NULL);
+			return false;
+		}
+	}
+	/* Later versions add "if (version < N)" steps here. */
+	return true;
+}
+
+struct store *store_open(const char *path, GError **error)
+{
+	struct store *st = g_new0(struct store, 1);
+
+	st->path = g_strdup(path);
+	if (sqlite3_open_v2(path, &st->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			    NULL) != SQLITE_OK) {
+		fail(st, error, "cannot open the results database");
+		store_close(st);
+		return NULL;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (!exec(st, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;",
+		  error) ||
+	    !migrate(st, error)) {
+		store_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	g_free(st->path);
+	g_free(st);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static bool insert_run(struct store *st, const struct qsim_config *cfg,
+		       const struct qsim_results *res, GError **error)
+{
+	static const char sql[] =
+		"INSERT INTO runs (started_at, qsim_version, build_flags, "
+		"scenario_path, scenario_text, params, seed, lock, policy, "
+		"vcpus, pcpus, overcommit, duration_ps, warmup_ps, "
+		"measured_ps, status, violation, violation_ps, report, replay, "
+		"host_seconds, events, switches, util_run, util_spin, "
+		"util_hcall, util_dispatch, util_idle, acq_min, acq_mean, "
+		"acq_max, jain) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	g_auto_stmt s = NULL;
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree char *when = g_date_time_format_iso8601(now);
+	int i = 1;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the run insert");
+	bind_text(s, i++, when);
+	bind_text(s, i++, store_version());
+	bind_text(s, i++, store_build_flags());
+	bind_text(s, i++, cfg->path);
+	bind_text(s, i++, cfg->text);
+	bind_text(s, i++, cfg->resolved);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->seed);
+	bind_text(s, i++, cfg->lock);
+	bind_text(s, i++, cfg->policy);
+	sqlite3_bind_int(s, i++, (int)cfg->vcpus);
+	sqlite3_bind_int(s, i++, (int)cfg->pcpus);
+	sqlite3_bind_double(s, i++, (double)cfg->vcpus / cfg->pcpus);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->duration_ps);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->warmup_ps);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->measured_ps);
+	bind_text(s, i++, res->status == WL_OK ? "ok" : "violation");
+	bind_text(s, i++, res->status == WL_OK ? NULL :
+						  wl_violation_name(res->status));
+	if (res->status == WL_OK)
+		sqlite3_bind_null(s, i++);
+	else
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)res->violation_ps);
+	bind_text(s, i++, res->report);
+	bind_text(s, i++, res->replay);
+	sqlite3_bind_double(s, i++, res->host_seconds);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->events);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->switches);
+	sqlite3_bind_double(s, i++, res->util_run);
+	sqlite3_bind_double(s, i++, res->util_spin);
+	sqlite3_bind_double(s, i++, res->util_hcall);
+	sqlite3_bind_double(s, i++, res->util_dispatch);
+	sqlite3_bind_double(s, i++, res->util_idle);
+	sqlite3_bind_int64(s, i++, res->acq_min);
+	sqlite3_bind_double(s, i++, res->acq_mean);
+	sqlite3_bind_int64(s, i++, res->acq_max);
+	sqlite3_bind_double(s, i++, res->jain);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		return fail(st, error, "inserting the run");
+	return true;
+}
+
+#define BIND_I(s, i, v) sqlite3_bind_int64(s, i, (sqlite3_int64)(v))
+#define BIND_R(s, i, v) sqlite3_bind_double(s, i, (v))
+
+static char *insert_sql(const char *table, const char *first,
+			const char *const *cols, int ncols)
+{
+	GString *s = g_string_new(NULL);
+
+	g_string_append_printf(s, "INSERT INTO %s (run_id, %s", table, first);
+	for (int i = 0; i < ncols; i++)
+		g_string_append_printf(s, ", %s", cols[i]);
+	g_string_append(s, ") VALUES (?, ?");
+	for (int i = 0; i < ncols; i++)
+		g_string_append(s, ", ?");
+	g_string_append(s, ")");
+	return g_string_free(s, FALSE);
+}
+
+static bool insert_locks(struct store *st, int64_t run,
+			 const struct qsim_results *res, GError **error)
+{
+	static const char *const cols[] = {
+#define X(name, kind, help) #name,
+		QSIM_LOCK_COLS(X)
+#undef X
+	};
+	g_autofree char *sql = insert_sql("lock_results", "lock", cols,
+					  G_N_ELEMENTS(cols));
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the lock insert");
+	for (unsigned int l = 0; l < res->nlocks; l++) {
+		const struct qsim_lock_result *r = &res->locks[l];
+		int i = 1;
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, i++, run);
+		sqlite3_bind_int(s, i++, (int)l);
+#define X(name, kind, help) BIND_##kind(s, i++, r->name);
+		QSIM_LOCK_COLS(X)
+#undef X
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting lock results");
+	}
+	return true;
+}
+
+static bool insert_vcpus(struct store *st, int64_t run,
+			 const struct qsim_results *res, GError **error)
+{
+	static const char *const cols[] = {
+#define X(name, kind, help) #name,
+		QSIM_VCPU_COLS(X)
+#undef X
+#define X(name, doc) "hv_" #name,
+		HV_VCPU_STATS(X)
+#undef X
+	};
+	g_autofree char *sql = insert_sql("vcpu_results", "vcpu", cols,
+					  G_N_ELEMENTS(cols));
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the vCPU insert");
+	for (unsigned int v = 0; v < res->nvcpus; v++) {
+		const struct qsim_vcpu_result *r = &res->vcpus[v];
+		int i = 1;
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, i++, run);
+		sqlite3_bind_int(s, i++, (int)v);
+#define X(name, kind, help) BIND_##kind(s, i++, r->name);
+		QSIM_VCPU_COLS(X)
+#undef X
+#define X(name, doc) BIND_I(s, i++, r->hv.name);
+		HV_VCPU_STATS(X)
+#undef X
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting vCPU results");
+	}
+	return true;
+}
+
+static bool insert_counters(struct store *st, int64_t run,
+			    const struct qsim_results *res, GError **error)
+{
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO counters (run_id, name, value) "
+			       "VALUES (?, ?, ?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the counter insert");
+	for (guint c = 0; res->counters && c < res->counters->len; c++) {
+		const struct qsim_counter *k =
+			&g_array_index(res->counters, struct qsim_counter, c);
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, run);
+		bind_text(s, 2, k->name);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)k->value);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting counters");
+	}
+	return true;
+}
+
+static bool insert_hist(struct store *st, sqlite3_stmt *s, int64_t run,
+			unsigned int lock, const char *metric,
+			const struct sim_hist *h, GError **error)
+{
+	if (!h->buckets)
+		return true;
+	for (unsigned int b = 0; b < SIM_HIST_NBUCKETS; b++) {
+		if (!h->buckets[b])
+			continue;
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int(s, 2, (int)lock);
+		bind_text(s, 3, metric);
+		sqlite3_bind_int64(s, 4,
+				   (sqlite3_int64)sim_hist_bucket_lo(b));
+		sqlite3_bind_int64(s, 5,
+				   (sqlite3_int64)sim_hist_bucket_hi(b));
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)h->buckets[b]);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting histograms");
+	}
+	return true;
+}
+
+static bool insert_hists(struct store *st, int64_t run,
+			 const struct qsim_results *res, GError **error)
+{
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO histograms (run_id, lock, metric, "
+			       "lo_ps, hi_ps, count) VALUES (?,?,?,?,?,?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the histogram insert");
+	for (unsigned int l = 0; l < res->nlocks; l++) {
+		if (!insert_hist(st, s, run, l, "latency",
+				 &res->locks[l].latency, error) ||
+		    !insert_hist(st, s, run, l, "hold", &res->locks[l].hold,
+				 error) ||
+		    !insert_hist(st, s, run, l, "handoff",
+				 &res->locks[l].handoff, error))
+			return false;
+	}
+	return true;
+}
+
+bool store_run_insert(struct store *st, const struct qsim_config *cfg,
+		      const struct qsim_results *res, int64_t *run_id,
+		      GError **error)
+{
+	int64_t run;
+
+	if (!exec(st, "BEGIN IMMEDIATE", error))
+		return false;
+	if (!insert_run(st, cfg, res, error))
+		goto rollback;
+	run = sqlite3_last_insert_rowid(st->db);
+	if (!insert_locks(st, run, res, error) ||
+	    !insert_vcpus(st, run, res, error) ||
+	    !insert_counters(st, run, res, error) ||
+	    !insert_hists(st, run, res, error))
+		goto rollback;
+	if (!exec(st, "COMMIT", error))
+		goto rollback;
+	*run_id = run;
+	return true;
+rollback:
+	exec(st, "ROLLBACK", NULL);
+	return false;
+}

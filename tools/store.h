@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results store: one SQLite file, WAL mode, schema version in
+ * user_version with forward migrations, one transaction per run so a
+ * failed run leaves nothing behind.  Schema: docs/database.md.
+ */
+#ifndef QSIM_TOOLS_STORE_H
+#define QSIM_TOOLS_STORE_H
+
+#include <glib.h>
+#include <sqlite3.h>
+
+#include "tools/model.h"
+
+#define STORE_ERROR (store_error_quark())
+GQuark store_error_quark(void);
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store {
+	sqlite3 *db;
+	char *path;
+};
+
+struct store *store_open(const char *path, GError **error);
+void store_close(struct store *st);
+/* Insert one run with all its rows; sets *run_id. */
+bool store_run_insert(struct store *st, const struct qsim_config *cfg,
+		      const struct qsim_results *res, int64_t *run_id,
+		      GError **error);
+const char *store_build_flags(void);
+const char *store_version(void);
+
+#endif
