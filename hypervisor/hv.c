@@ -9,7 +9,7 @@
 
 #include "hypervisor/hv.h"
 
-const struct hv_policy_ops *const hv_policies[] = { &hv_policy_rr, NULL };
+const struct hv_policy_ops *const hv_policies[] = {&hv_policy_rr, NULL};
 
 const struct hv_policy_ops *hv_policy_find(const char *name)
 {
@@ -248,6 +248,8 @@ static void wake_done(struct sim_event *ev)
 	struct hv_vcpu *v = ev->data;
 
 	QSIM_BUG_ON(v->state != HV_WAKING);
+	/* No longer idle: from now on it waits for a pCPU. */
+	sim_cpu_set_acct(v->cpu, SIM_ACCT_PREEMPTED, ev->time_ps);
 	vcpu_make_runnable(v, ev->time_ps);
 }
 
@@ -291,7 +293,8 @@ static sim_time_t hcall_enter(struct hv_vcpu *v)
 {
 	struct sim_cpu *c = v->cpu;
 
-	QSIM_BUG_ON(sim_current() != c, "hcall from a vCPU that is not running");
+	QSIM_BUG_ON(sim_current() != c,
+		    "hcall from a vCPU that is not running");
 	sim_cpu_sync(c);
 	sim_cpu_set_acct(c, SIM_ACCT_HCALL, c->now_ps);
 	c->now_ps += v->hv->p.hcall_ps;
@@ -309,8 +312,7 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 }
 
 /* Give up the pCPU; back when dispatched again (after a prod if ceded). */
-static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t,
-				    bool ceded)
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
 {
 	struct hv_pcpu *p = vcpu_leave(v, t, ceded);
 

@@ -36,11 +36,11 @@
 #include "sim/rng.h"
 
 /* hcall numbers and returns, as PAPR spells them. */
-#define H_SUCCESS 0
+#define H_SUCCESS   0
 #define H_PARAMETER (-4)
-#define H_CEDE 0xE0
-#define H_CONFER 0xE4
-#define H_PROD 0xE8
+#define H_CEDE	    0xE0
+#define H_CONFER    0xE4
+#define H_PROD	    0xE8
 
 struct hv;
 struct hv_vcpu;
@@ -49,15 +49,15 @@ struct hv_pcpu;
 /* Per-vCPU hypervisor counters, in one list for struct, store and report. */
 #define HV_VCPU_STATS(X)                                                       \
 	X(dispatches, "dispatches onto a pCPU")                                \
-	X(preemptions, "undispatched at the end of a time slice")             \
-	X(confers_directed, "H_CONFER calls naming a target vCPU")            \
-	X(confers_undirected, "H_CONFER(-1) calls")                           \
-	X(confers_stale, "directed confers ignored: yield count changed")     \
+	X(preemptions, "undispatched at the end of a time slice")              \
+	X(confers_directed, "H_CONFER calls naming a target vCPU")             \
+	X(confers_undirected, "H_CONFER(-1) calls")                            \
+	X(confers_stale, "directed confers ignored: yield count changed")      \
 	X(confers_ignored, "confers that returned at once for another reason") \
-	X(confers_yielded, "confers that gave up the pCPU")                   \
+	X(confers_yielded, "confers that gave up the pCPU")                    \
 	X(prods, "H_PROD calls made")                                          \
 	X(prods_latched, "H_PROD calls that set the target's prod latch")      \
-	X(cedes, "H_CEDE calls (and confers to self) that slept")             \
+	X(cedes, "H_CEDE calls (and confers to self) that slept")              \
 	X(latch_returns, "cede/confer calls cut short by a set prod latch")
 
 struct hv_vcpu_stats {

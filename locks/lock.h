@@ -13,7 +13,7 @@
 struct lk_ops {
 	const char *name;
 	const char *desc;
-	size_t size;  /* bytes of one lock in guest memory */
+	size_t size; /* bytes of one lock in guest memory */
 	size_t align;
 	void (*init)(void *lock);
 	void (*lock)(void *lock);

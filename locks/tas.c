@@ -15,7 +15,7 @@ struct tas_lock {
 	u32 slock;
 };
 
-#define TAS_TOKEN_FLAG 0x80000000u
+#define TAS_TOKEN_FLAG	0x80000000u
 #define TAS_HOLDER_MASK 0xffffu
 
 static inline u32 tas_token(void)
@@ -42,13 +42,13 @@ static bool tas_trylock(void *p)
  * True when waiting further is pointless: the lock is free, or (on a
  * shared processor) its holder's vCPU is not running.
  */
-static bool tas_free_or_holder_out(struct tas_lock *lock, bool shared)
+static bool tas_free_or_holder_out(struct tas_lock *lock, bool shared,
+				   u32 *seen)
 {
-	u32 seen = READ_ONCE(lock->slock);
-
-	if (!seen)
+	*seen = READ_ONCE(lock->slock);
+	if (!*seen)
 		return true;
-	return shared && (yield_count_of((int)(seen & TAS_HOLDER_MASK)) & 1);
+	return shared && (yield_count_of((int)(*seen & TAS_HOLDER_MASK)) & 1);
 }
 
 /* splpar_spin_yield: confer our dispatch to a preempted holder. */
@@ -75,14 +75,16 @@ static void tas_lock(void *p)
 {
 	struct tas_lock *lock = p;
 	bool shared = is_shared_processor();
+	u32 seen;
 
 	for (;;) {
 		if (likely(tas_trylock(lock)))
 			return;
 		/* Spin on plain loads, not on larx, until it looks free. */
 		for (;;) {
-			spin_until_cond(tas_free_or_holder_out(lock, shared));
-			if (!READ_ONCE(lock->slock))
+			spin_until_cond(
+				tas_free_or_holder_out(lock, shared, &seen));
+			if (!seen)
 				break;
 			tas_yield_to_holder(lock);
 		}

@@ -19,6 +19,7 @@
 #endif
 
 #ifdef QSIM_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -36,13 +37,13 @@
 struct sim_coro {
 	sim_coro_fn fn;
 	void *arg;
-	void *map;	    /* mmap base, guard page included */
+	void *map; /* mmap base, guard page included */
 	size_t map_bytes;
-	void *stack_lo;	    /* usable stack bottom */
+	void *stack_lo; /* usable stack bottom */
 	size_t stack_bytes;
 	bool finished;
 #ifdef QSIM_CORO_ASM
-	void *sp;	    /* saved stack pointer while suspended */
+	void *sp; /* saved stack pointer while suspended */
 #else
 	ucontext_t uc;
 #endif
@@ -66,8 +67,10 @@ static __thread void *asan_fake_main;
 
 #ifdef QSIM_CORO_ASM
 /*
- * sim_coro_switch(&save_sp, new_sp): push the callee-saved registers and the
- * FP control state, save rsp, load the other stack, pop, return into it.
+ * sim_coro_switch(&save_sp, new_sp): push the callee-saved registers, save
+ * rsp, load the other stack, pop, return into it.  The MXCSR and x87
+ * control words are not switched: nothing in qsim changes them, and
+ * saving them cost a third of the switch (docs/performance.md).
  * A new stack is prepared by coro_prepare_stack() to look exactly like a
  * suspended one whose return address is sim_coro_trampoline.
  */
@@ -83,14 +86,8 @@ __asm__(".text\n"
 	"	pushq %r13\n"
 	"	pushq %r14\n"
 	"	pushq %r15\n"
-	"	subq $8, %rsp\n"
-	"	stmxcsr (%rsp)\n"
-	"	fnstcw 4(%rsp)\n"
 	"	movq %rsp, (%rdi)\n"
 	"	movq %rsi, %rsp\n"
-	"	ldmxcsr (%rsp)\n"
-	"	fldcw 4(%rsp)\n"
-	"	addq $8, %rsp\n"
 	"	popq %r15\n"
 	"	popq %r14\n"
 	"	popq %r13\n"
@@ -136,11 +133,7 @@ static void asan_finish(void *fake)
 static void coro_prepare_stack(struct sim_coro *co)
 {
 	uint64_t *sp = (uint64_t *)((char *)co->stack_lo + co->stack_bytes);
-	uint32_t mxcsr;
-	uint16_t fpcw;
 
-	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
-	__asm__ volatile("fnstcw %0" : "=m"(fpcw));
 	/* After "ret" pops the trampoline address, rsp is 16-byte aligned. */
 	*--sp = (uint64_t)(uintptr_t)sim_coro_trampoline;
 	*--sp = 0;				 /* rbp */
@@ -149,7 +142,6 @@ static void coro_prepare_stack(struct sim_coro *co)
 	*--sp = (uint64_t)(uintptr_t)coro_entry; /* r13: entry */
 	*--sp = 0;				 /* r14 */
 	*--sp = 0;				 /* r15 */
-	*--sp = (uint64_t)mxcsr | ((uint64_t)fpcw << 32);
 	co->sp = sp;
 }
 #else
@@ -159,8 +151,7 @@ static void coro_uc_entry(unsigned int hi, unsigned int lo)
 }
 #endif
 
-struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg,
-				 size_t stack_bytes)
+struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg, size_t stack_bytes)
 {
 	struct sim_coro *co = g_new0(struct sim_coro, 1);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -177,6 +168,10 @@ struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg,
 	QSIM_BUG_ON(mprotect(co->map, page, PROT_NONE) != 0);
 	co->stack_lo = (char *)co->map + page;
 	co->stack_bytes = stack_bytes;
+#ifdef QSIM_ASAN
+	/* The range may have held an abandoned fiber's poisoned frames. */
+	__asan_unpoison_memory_region(co->stack_lo, stack_bytes);
+#endif
 #ifdef QSIM_VALGRIND
 	co->vg_id = VALGRIND_STACK_REGISTER(co->stack_lo,
 					    (char *)co->stack_lo + stack_bytes);
@@ -202,6 +197,10 @@ void sim_coro_destroy(struct sim_coro *co)
 	QSIM_BUG_ON(co == current, "destroying the running coroutine");
 #ifdef QSIM_VALGRIND
 	VALGRIND_STACK_DEREGISTER(co->vg_id);
+#endif
+#ifdef QSIM_ASAN
+	/* A coroutine abandoned mid-run leaves poisoned frames behind. */
+	__asan_unpoison_memory_region(co->stack_lo, co->stack_bytes);
 #endif
 	munmap(co->map, co->map_bytes);
 	g_free(co);

@@ -4,7 +4,7 @@
  *
  * Stacks are mmap'ed with a guard page below, so an overflow faults instead
  * of corrupting a neighbour.  The switch is a few instructions of assembly
- * on x86-64 (callee-saved registers, MXCSR and the x87 control word); other
+ * on x86-64 (the callee-saved registers only); other
  * hosts fall back to ucontext.  Under AddressSanitizer every switch is
  * announced with __sanitizer_{start,finish}_switch_fiber; under valgrind
  * every stack is registered.  Design notes: docs/design.md, "Coroutines".
@@ -25,8 +25,7 @@ struct sim_coro;
 typedef void (*sim_coro_fn)(void *arg);
 
 /* Create a coroutine that will run fn(arg) on a fresh stack. */
-struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg,
-				 size_t stack_bytes);
+struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg, size_t stack_bytes);
 void sim_coro_destroy(struct sim_coro *co);
 /* Run @co until it yields or finishes.  Called from the main context. */
 void sim_coro_resume(struct sim_coro *co);

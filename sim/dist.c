@@ -14,8 +14,8 @@ static const struct {
 	const char *suffix;
 	sim_time_t ps;
 } units[] = {
-	{ "ps", SIM_PS }, { "ns", SIM_NS }, { "us", SIM_US },
-	{ "ms", SIM_MS }, { "s", SIM_S },
+	{"ps", SIM_PS}, {"ns", SIM_NS}, {"us", SIM_US},
+	{"ms", SIM_MS}, {"s", SIM_S},
 };
 
 bool sim_parse_time(const char *s, sim_time_t *out)
@@ -67,7 +67,8 @@ const char *sim_format_time(sim_time_t t, char *buf, size_t len)
 				snprintf(buf, len, "%" PRIu64 "%s", t / u,
 					 units[i].suffix);
 			else
-				snprintf(buf, len, "%.3f%s", (double)t / (double)u,
+				snprintf(buf, len, "%.3f%s",
+					 (double)t / (double)u,
 					 units[i].suffix);
 			return buf;
 		}

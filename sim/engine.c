@@ -27,8 +27,7 @@
 
 __thread struct sim *sim_self;
 
-void sim_bug(const char *file, int line, const char *cond, const char *fmt,
-	     ...)
+void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -98,8 +97,7 @@ static void cpu_resume_ev(struct sim_event *ev)
 	struct sim_cpu *c = ev->data;
 	struct sim *s = c->sim;
 
-	QSIM_BUG_ON(!c->dispatched, "cpu %u resumed while undispatched",
-		    c->id);
+	QSIM_BUG_ON(!c->dispatched, "cpu %u resumed while undispatched", c->id);
 	if (c->state == SIM_CPU_WAITING) {
 		/* The budget ran out before any watched line changed. */
 		unwatch_all(c);
@@ -282,6 +280,7 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 	QSIM_BUG_ON(!sim_mem_contains(m, p), "access outside the arena");
 	sim_cpu_sync(c);
 	line = sim_mem_line_of(m, p);
+	c->access_ps = c->now_ps;
 	c->now_ps = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps);
 	if (kind == SIM_READ && c->wait.active) {
 		struct sim_wait *w = &c->wait;
@@ -343,7 +342,6 @@ void sim_mem_poke(struct sim *s, const void *p, sim_time_t t)
 void sim_wait_begin(struct sim_cpu *c)
 {
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
-	sim_cpu_sync(c);
 	c->wait.active = true;
 	c->wait.nlines = 0;
 	sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
@@ -353,7 +351,6 @@ void sim_wait_end(struct sim_cpu *c)
 {
 	c->wait.active = false;
 	c->wait.nlines = 0;
-	sim_cpu_sync(c);
 	sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
 }
 

@@ -49,7 +49,7 @@
 #include "sim/mem.h"
 
 #define SIM_WAIT_MAX_LINES 4
-#define SIM_BUDGET_NONE UINT64_MAX
+#define SIM_BUDGET_NONE	   UINT64_MAX
 
 /* Event priorities at equal time: hypervisor first, then cpus, then checks. */
 enum sim_prio {
@@ -111,11 +111,12 @@ struct sim_cpu {
 	bool dispatched;
 	int pcpu; /* physical CPU (cost model), last one when stopped */
 	sim_time_t now_ps;
-	sim_time_t carry_ps; /* work left over when undispatched */
-	struct sim_event ev; /* resume, or wait timeout */
+	sim_time_t access_ps; /* when the latest access took effect */
+	sim_time_t carry_ps;  /* work left over when undispatched */
+	struct sim_event ev;  /* resume, or wait timeout */
 	struct sim_wait wait;
-	void *owner;	     /* the hypervisor's vCPU */
-	void *workload;	     /* the workload's per-vCPU state */
+	void *owner;	/* the hypervisor's vCPU */
+	void *workload; /* the workload's per-vCPU state */
 	enum sim_acct acct_state;
 	sim_time_t acct_since;
 	sim_time_t acct_ps[SIM_ACCT_NR];
@@ -185,13 +186,15 @@ static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 }
 
 /* Stop the simulation from inside a cpu; never returns. */
-void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c)
-	__attribute__((noreturn));
+void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c) __attribute__((noreturn));
 
 /*
  * One access to shared memory at @p by the running cpu: sync, cost, and
- * bookkeeping.  For writes the caller stores the bytes right after and
- * calls sim_mem_written() if they changed.
+ * bookkeeping.  The access takes effect at the synced local time (kept in
+ * access_ps); the cost then runs on.  For writes the caller stores the
+ * bytes right after and calls sim_mem_written(access_ps) if they changed:
+ * a reader arriving later sees the new bytes, after waiting out the
+ * line's busy time.
  */
 void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			     enum sim_access kind);

@@ -6,14 +6,12 @@
 
 #include "sim/evq.h"
 
-static inline bool ev_before(const struct sim_event *a,
-			     const struct sim_event *b)
+static inline bool slot_before(const struct sim_evq_slot *a,
+			       const struct sim_evq_slot *b)
 {
 	if (a->time_ps != b->time_ps)
 		return a->time_ps < b->time_ps;
-	if (a->prio != b->prio)
-		return a->prio < b->prio;
-	return a->seq < b->seq;
+	return a->order < b->order;
 }
 
 void sim_evq_init(struct sim_evq *q)
@@ -21,13 +19,12 @@ void sim_evq_init(struct sim_evq *q)
 	q->cap = 64;
 	q->len = 0;
 	q->next_seq = 0;
-	q->heap = g_new(struct sim_event *, q->cap);
+	q->heap = g_new(struct sim_evq_slot, q->cap);
 }
 
+/* Queued events may already be freed by their owners: touch none. */
 void sim_evq_destroy(struct sim_evq *q)
 {
-	for (uint32_t i = 0; i < q->len; i++)
-		q->heap[i]->heap_idx = SIM_EV_IDLE;
 	g_free(q->heap);
 	q->heap = NULL;
 	q->len = q->cap = 0;
@@ -36,6 +33,7 @@ void sim_evq_destroy(struct sim_evq *q)
 void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
 		    uint32_t prio)
 {
+	QSIM_BUG_ON(prio >= (1u << 15));
 	ev->time_ps = 0;
 	ev->seq = 0;
 	ev->prio = prio;
@@ -44,30 +42,31 @@ void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
 	ev->data = data;
 }
 
-static inline void heap_set(struct sim_evq *q, uint32_t i, struct sim_event *ev)
+static inline void heap_set(struct sim_evq *q, uint32_t i,
+			    struct sim_evq_slot s)
 {
-	q->heap[i] = ev;
-	ev->heap_idx = i;
+	q->heap[i] = s;
+	s.ev->heap_idx = i;
 }
 
 static void sift_up(struct sim_evq *q, uint32_t i)
 {
-	struct sim_event *ev = q->heap[i];
+	struct sim_evq_slot s = q->heap[i];
 
 	while (i > 0) {
 		uint32_t parent = (i - 1) / 2;
 
-		if (!ev_before(ev, q->heap[parent]))
+		if (!slot_before(&s, &q->heap[parent]))
 			break;
 		heap_set(q, i, q->heap[parent]);
 		i = parent;
 	}
-	heap_set(q, i, ev);
+	heap_set(q, i, s);
 }
 
 static void sift_down(struct sim_evq *q, uint32_t i)
 {
-	struct sim_event *ev = q->heap[i];
+	struct sim_evq_slot s = q->heap[i];
 
 	for (;;) {
 		uint32_t l = 2 * i + 1, best;
@@ -75,14 +74,14 @@ static void sift_down(struct sim_evq *q, uint32_t i)
 		if (l >= q->len)
 			break;
 		best = l;
-		if (l + 1 < q->len && ev_before(q->heap[l + 1], q->heap[l]))
+		if (l + 1 < q->len && slot_before(&q->heap[l + 1], &q->heap[l]))
 			best = l + 1;
-		if (!ev_before(q->heap[best], ev))
+		if (!slot_before(&q->heap[best], &s))
 			break;
 		heap_set(q, i, q->heap[best]);
 		i = best;
 	}
-	heap_set(q, i, ev);
+	heap_set(q, i, s);
 }
 
 void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
@@ -92,13 +91,13 @@ void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
 
 	if (i == SIM_EV_IDLE)
 		return;
-	QSIM_BUG_ON(i >= q->len || q->heap[i] != ev);
+	QSIM_BUG_ON(i >= q->len || q->heap[i].ev != ev);
 	ev->heap_idx = SIM_EV_IDLE;
 	q->len--;
 	if (i == q->len)
 		return;
-	moved = q->heap[q->len];
-	heap_set(q, i, moved);
+	moved = q->heap[q->len].ev;
+	heap_set(q, i, q->heap[q->len]);
 	sift_down(q, i);
 	if (moved->heap_idx == i)
 		sift_up(q, i);
@@ -106,15 +105,20 @@ void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
 
 void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 {
+	struct sim_evq_slot s;
+
 	if (sim_event_queued(ev))
 		sim_evq_cancel(q, ev);
 	if (q->len == q->cap) {
 		q->cap *= 2;
-		q->heap = g_renew(struct sim_event *, q->heap, q->cap);
+		q->heap = g_renew(struct sim_evq_slot, q->heap, q->cap);
 	}
 	ev->time_ps = t;
 	ev->seq = q->next_seq++;
-	heap_set(q, q->len, ev);
+	s.time_ps = t;
+	s.order = ((uint64_t)ev->prio << 48) | (ev->seq & ((1ULL << 48) - 1));
+	s.ev = ev;
+	heap_set(q, q->len, s);
 	q->len++;
 	sift_up(q, q->len - 1);
 }
@@ -125,7 +129,7 @@ struct sim_event *sim_evq_pop(struct sim_evq *q)
 
 	if (!q->len)
 		return NULL;
-	top = q->heap[0];
+	top = q->heap[0].ev;
 	top->heap_idx = SIM_EV_IDLE;
 	q->len--;
 	if (q->len) {
@@ -138,9 +142,11 @@ struct sim_event *sim_evq_pop(struct sim_evq *q)
 bool sim_evq_check_invariants(const struct sim_evq *q)
 {
 	for (uint32_t i = 0; i < q->len; i++) {
-		if (q->heap[i]->heap_idx != i)
+		if (q->heap[i].ev->heap_idx != i)
 			return false;
-		if (i && ev_before(q->heap[i], q->heap[(i - 1) / 2]))
+		if (q->heap[i].time_ps != q->heap[i].ev->time_ps)
+			return false;
+		if (i && slot_before(&q->heap[i], &q->heap[(i - 1) / 2]))
 			return false;
 	}
 	return true;

@@ -10,7 +10,7 @@
 #include "sim/types.h"
 
 #define SIM_HIST_SUB_BITS 4
-#define SIM_HIST_SUB (1u << SIM_HIST_SUB_BITS)
+#define SIM_HIST_SUB	  (1u << SIM_HIST_SUB_BITS)
 #define SIM_HIST_NBUCKETS (64u * SIM_HIST_SUB)
 
 struct sim_hist {

@@ -148,9 +148,9 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 		bool others = false;
 
 		for (unsigned int i = 0; i < m->nwords && !others; i++) {
-			uint64_t mine = i == (unsigned int)pcpu / 64 ?
-						1ULL << (pcpu % 64) :
-						0;
+			uint64_t mine = i == (unsigned int)pcpu / 64
+						? 1ULL << (pcpu % 64)
+						: 0;
 
 			others = (w[i] & ~mine) != 0;
 		}

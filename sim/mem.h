@@ -37,9 +37,9 @@ struct sim_cost {
 };
 
 struct sim_topo {
-	unsigned int smt;	     /* hardware threads per core */
+	unsigned int smt; /* hardware threads per core */
 	unsigned int cores_per_chip;
-	unsigned int npcpus;	     /* pCPUs the model may see */
+	unsigned int npcpus; /* pCPUs the model may see */
 };
 
 struct sim_line {

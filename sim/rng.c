@@ -14,8 +14,7 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t kind,
-		  uint32_t id)
+void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t kind, uint32_t id)
 {
 	uint64_t x = seed ^ ((uint64_t)kind << 48) ^
 		     ((uint64_t)id * 0xd1342543de82ef95ULL);

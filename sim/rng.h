@@ -20,8 +20,7 @@ enum sim_rng_kind {
 	SIM_RNG_FAULT = 3,
 };
 
-void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t kind,
-		  uint32_t id);
+void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t kind, uint32_t id);
 uint64_t sim_rng_next(struct sim_rng *r);
 /* Uniform in [0, n), unbiased; n > 0. */
 uint64_t sim_rng_below(struct sim_rng *r, uint64_t n);

@@ -286,7 +286,8 @@ static void watchdog_ev(struct sim_event *ev)
 			     sim_format_time(w->p.hang_bound_ps, buf + 16, 16));
 		return;
 	}
-	if (w->host_deadline_us && g_get_monotonic_time() > w->host_deadline_us) {
+	if (w->host_deadline_us &&
+	    g_get_monotonic_time() > w->host_deadline_us) {
 		wl_violation(w, WL_VIOL_HANG, t,
 			     "hang: the host-time watchdog expired at "
 			     "simulated time %.6f s",
@@ -349,8 +350,8 @@ void wl_describe_locks(const struct wl *w, GString *out)
 		else
 			g_string_append(out, "free");
 		if (l->nwaiters) {
-			g_string_append_printf(out, "; %u waiting:",
-					       l->nwaiters);
+			g_string_append_printf(out,
+					       "; %u waiting:", l->nwaiters);
 			for (const struct wl_vcpu *v = l->waiters; v;
 			     v = v->wnext)
 				g_string_append_printf(out, " %u", v->idx);

@@ -12,7 +12,7 @@
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
 
-G_DEFINE_QUARK(qsim-config-error-quark, cfg_error)
+G_DEFINE_QUARK(qsim - config - error - quark, cfg_error)
 
 enum cfg_type {
 	CT_TIME,
@@ -34,21 +34,45 @@ struct cfg_preset {
 
 /* Latencies in picoseconds; docs/cost-model.md says where they come from. */
 static const struct cfg_preset presets[] = {
-	{ "power9", 4, 20, 128,
-	  { .hit_ps = 1000, .smt_ps = 4000, .chip_ps = 25000,
-	    .remote_ps = 90000, .mem_ps = 100000, .atomic_ps = 8000,
-	    .relax_ps = 2000, .barrier_ps = 15000 } },
-	{ "power10", 8, 15, 128,
-	  { .hit_ps = 1000, .smt_ps = 4000, .chip_ps = 20000,
-	    .remote_ps = 70000, .mem_ps = 90000, .atomic_ps = 6000,
-	    .relax_ps = 2000, .barrier_ps = 12000 } },
-	{ "x86", 2, 28, 64,
-	  { .hit_ps = 1000, .smt_ps = 5000, .chip_ps = 40000,
-	    .remote_ps = 110000, .mem_ps = 90000, .atomic_ps = 10000,
-	    .relax_ps = 10000, .barrier_ps = 20000 } },
+	{"power9",
+	 4,
+	 20,
+	 128,
+	 {.hit_ps = 1000,
+	  .smt_ps = 4000,
+	  .chip_ps = 25000,
+	  .remote_ps = 90000,
+	  .mem_ps = 100000,
+	  .atomic_ps = 8000,
+	  .relax_ps = 2000,
+	  .barrier_ps = 15000}},
+	{"power10",
+	 8,
+	 15,
+	 128,
+	 {.hit_ps = 1000,
+	  .smt_ps = 4000,
+	  .chip_ps = 20000,
+	  .remote_ps = 70000,
+	  .mem_ps = 90000,
+	  .atomic_ps = 6000,
+	  .relax_ps = 2000,
+	  .barrier_ps = 12000}},
+	{"x86",
+	 2,
+	 28,
+	 64,
+	 {.hit_ps = 1000,
+	  .smt_ps = 5000,
+	  .chip_ps = 40000,
+	  .remote_ps = 110000,
+	  .mem_ps = 90000,
+	  .atomic_ps = 10000,
+	  .relax_ps = 10000,
+	  .barrier_ps = 20000}},
 };
 
-const char *const cfg_presets[] = { "power9", "power10", "x86", NULL };
+const char *const cfg_presets[] = {"power9", "power10", "x86", NULL};
 
 static const char *choice_preset(unsigned int i)
 {
@@ -72,7 +96,7 @@ static const char *choice_workload(unsigned int i)
 
 static const char *choice_pick(unsigned int i)
 {
-	static const char *const p[] = { "random", "vcpu", NULL };
+	static const char *const p[] = {"random", "vcpu", NULL};
 
 	return p[i];
 }
@@ -89,86 +113,86 @@ struct cfg_key {
 };
 
 #define OFF(f) offsetof(struct qsim_config, f)
-#define T(x) ((uint64_t)(x))
+#define T(x)   ((uint64_t)(x))
 
 /* Section order here is the order of the resolved text and of the docs. */
 static const struct cfg_key cfg_keys[] = {
-	{ "run", "duration", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
-	  OFF(duration_ps), "simulated time measured, after the warm-up" },
-	{ "run", "warmup", CT_TIME, "100ms", 0, T(100 * SIM_S), NULL,
-	  OFF(warmup_ps), "simulated time run before measuring" },
-	{ "run", "seed", CT_U64, "1", 0, UINT64_MAX, NULL, OFF(seed),
-	  "seed of every random stream (--seed overrides)" },
+	{"run", "duration", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
+	 OFF(duration_ps), "simulated time measured, after the warm-up"},
+	{"run", "warmup", CT_TIME, "100ms", 0, T(100 * SIM_S), NULL,
+	 OFF(warmup_ps), "simulated time run before measuring"},
+	{"run", "seed", CT_U64, "1", 0, UINT64_MAX, NULL, OFF(seed),
+	 "seed of every random stream (--seed overrides)"},
 
-	{ "machine", "preset", CT_ENUM, "power9", 0, 0, choice_preset,
-	  OFF(preset), "topology and cache-cost preset" },
-	{ "machine", "pcpus", CT_UINT, "16", 1, 4096, NULL, OFF(pcpus),
-	  "physical CPUs (hardware threads) in the shared pool" },
-	{ "machine", "smt", CT_UINT, PRESET, 1, 8, NULL, OFF(smt),
-	  "hardware threads per core" },
-	{ "machine", "cores_per_chip", CT_UINT, PRESET, 1, 256, NULL,
-	  OFF(cores_per_chip), "cores per chip" },
-	{ "machine", "line_size", CT_UINT, PRESET, 16, 1024, NULL,
-	  OFF(line_bytes), "cache line size in bytes (a power of two)" },
-	{ "machine", "stack_kib", CT_UINT, "64", 16, 8192, NULL,
-	  OFF(stack_kib), "coroutine stack per vCPU, KiB" },
+	{"machine", "preset", CT_ENUM, "power9", 0, 0, choice_preset,
+	 OFF(preset), "topology and cache-cost preset"},
+	{"machine", "pcpus", CT_UINT, "16", 1, 4096, NULL, OFF(pcpus),
+	 "physical CPUs (hardware threads) in the shared pool"},
+	{"machine", "smt", CT_UINT, PRESET, 1, 8, NULL, OFF(smt),
+	 "hardware threads per core"},
+	{"machine", "cores_per_chip", CT_UINT, PRESET, 1, 256, NULL,
+	 OFF(cores_per_chip), "cores per chip"},
+	{"machine", "line_size", CT_UINT, PRESET, 16, 1024, NULL,
+	 OFF(line_bytes), "cache line size in bytes (a power of two)"},
+	{"machine", "stack_kib", CT_UINT, "64", 16, 8192, NULL, OFF(stack_kib),
+	 "coroutine stack per vCPU, KiB"},
 
-	{ "cost", "hit", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.hit_ps), "access to a line this pCPU holds" },
-	{ "cost", "smt", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.smt_ps), "transfer from a thread of the same core" },
-	{ "cost", "chip", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.chip_ps), "transfer from another core of the same chip" },
-	{ "cost", "remote", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.remote_ps), "transfer from another chip" },
-	{ "cost", "memory", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.mem_ps), "fill of a line no cache holds" },
-	{ "cost", "atomic", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.atomic_ps), "extra cost of an atomic read-modify-write" },
-	{ "cost", "relax", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.relax_ps), "one cpu_relax() in a spin loop" },
-	{ "cost", "barrier", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
-	  OFF(cost.barrier_ps), "a full barrier (smp_mb, sync)" },
+	{"cost", "hit", CT_TIME, PRESET, 0, T(SIM_MS), NULL, OFF(cost.hit_ps),
+	 "access to a line this pCPU holds"},
+	{"cost", "smt", CT_TIME, PRESET, 0, T(SIM_MS), NULL, OFF(cost.smt_ps),
+	 "transfer from a thread of the same core"},
+	{"cost", "chip", CT_TIME, PRESET, 0, T(SIM_MS), NULL, OFF(cost.chip_ps),
+	 "transfer from another core of the same chip"},
+	{"cost", "remote", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.remote_ps), "transfer from another chip"},
+	{"cost", "memory", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.mem_ps), "fill of a line no cache holds"},
+	{"cost", "atomic", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.atomic_ps), "extra cost of an atomic read-modify-write"},
+	{"cost", "relax", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.relax_ps), "one cpu_relax() in a spin loop"},
+	{"cost", "barrier", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.barrier_ps), "a full barrier (smp_mb, sync)"},
 
-	{ "hypervisor", "policy", CT_ENUM, "rr", 0, 0, choice_policy,
-	  OFF(policy), "dispatcher policy" },
-	{ "hypervisor", "slice", CT_TIME, "10ms", T(SIM_US), T(SIM_S), NULL,
-	  OFF(slice_ps), "time slice of a dispatched vCPU" },
-	{ "hypervisor", "dispatch_latency", CT_TIME, "2us", 0, T(10 * SIM_MS),
-	  NULL, OFF(dispatch_latency_ps),
-	  "from a pCPU choosing a vCPU to the vCPU running" },
-	{ "hypervisor", "hcall", CT_TIME, "500ns", 0, T(SIM_MS), NULL,
-	  OFF(hcall_ps), "cost of one hcall (entry and exit)" },
-	{ "hypervisor", "wake_latency", CT_TIME, "5us", 0, T(10 * SIM_MS), NULL,
-	  OFF(wake_latency_ps), "from H_PROD of a ceded vCPU to it runnable" },
-	{ "hypervisor", "prod_cuts_directed_confer", CT_BOOL, "false", 0, 0,
-	  NULL, OFF(prod_cuts_directed_confer),
-	  "a latched prod also makes a directed H_CONFER return at once" },
+	{"hypervisor", "policy", CT_ENUM, "rr", 0, 0, choice_policy,
+	 OFF(policy), "dispatcher policy"},
+	{"hypervisor", "slice", CT_TIME, "10ms", T(SIM_US), T(SIM_S), NULL,
+	 OFF(slice_ps), "time slice of a dispatched vCPU"},
+	{"hypervisor", "dispatch_latency", CT_TIME, "2us", 0, T(10 * SIM_MS),
+	 NULL, OFF(dispatch_latency_ps),
+	 "from a pCPU choosing a vCPU to the vCPU running"},
+	{"hypervisor", "hcall", CT_TIME, "500ns", 0, T(SIM_MS), NULL,
+	 OFF(hcall_ps), "cost of one hcall (entry and exit)"},
+	{"hypervisor", "wake_latency", CT_TIME, "5us", 0, T(10 * SIM_MS), NULL,
+	 OFF(wake_latency_ps), "from H_PROD of a ceded vCPU to it runnable"},
+	{"hypervisor", "prod_cuts_directed_confer", CT_BOOL, "false", 0, 0,
+	 NULL, OFF(prod_cuts_directed_confer),
+	 "a latched prod also makes a directed H_CONFER return at once"},
 
-	{ "partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
-	  "vCPUs of the guest under test" },
-	{ "partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
-	  "shared-processor LPAR (SPLPAR): paravirt lock paths on" },
+	{"partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
+	 "vCPUs of the guest under test"},
+	{"partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
+	 "shared-processor LPAR (SPLPAR): paravirt lock paths on"},
 
-	{ "lock", "type", CT_ENUM, "tas", 0, 0, choice_lock, OFF(lock),
-	  "lock algorithm (qsim list locks)" },
+	{"lock", "type", CT_ENUM, "tas", 0, 0, choice_lock, OFF(lock),
+	 "lock algorithm (qsim list locks)"},
 
-	{ "workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
-	  OFF(workload), "what every vCPU runs" },
-	{ "workload", "locks", CT_UINT, "1", 1, 1024, NULL, OFF(nlocks),
-	  "number of locks" },
-	{ "workload", "cs", CT_DUR, "200ns", 0, T(SIM_S), NULL, OFF(cs),
-	  "critical section: TIME, exp:MEAN or uniform:LO:HI" },
-	{ "workload", "think", CT_DUR, "1us", 0, T(SIM_S), NULL, OFF(think),
-	  "time between critical sections, same syntax" },
-	{ "workload", "pick", CT_ENUM, "random", 0, 0, choice_pick, OFF(pick),
-	  "how a vCPU picks a lock: random, or vcpu (i mod locks)" },
+	{"workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
+	 OFF(workload), "what every vCPU runs"},
+	{"workload", "locks", CT_UINT, "1", 1, 1024, NULL, OFF(nlocks),
+	 "number of locks"},
+	{"workload", "cs", CT_DUR, "200ns", 0, T(SIM_S), NULL, OFF(cs),
+	 "critical section: TIME, exp:MEAN or uniform:LO:HI"},
+	{"workload", "think", CT_DUR, "1us", 0, T(SIM_S), NULL, OFF(think),
+	 "time between critical sections, same syntax"},
+	{"workload", "pick", CT_ENUM, "random", 0, 0, choice_pick, OFF(pick),
+	 "how a vCPU picks a lock: random, or vcpu (i mod locks)"},
 
-	{ "check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S),
-	  NULL, OFF(hang_bound_ps),
-	  "a wait for a lock longer than this is a hang (violation)" },
-	{ "check", "host_timeout", CT_UINT, "600", 1, 86400, NULL,
-	  OFF(host_timeout_s), "host seconds before the run is declared hung" },
+	{"check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
+	 OFF(hang_bound_ps),
+	 "a wait for a lock longer than this is a hang (violation)"},
+	{"check", "host_timeout", CT_UINT, "600", 1, 86400, NULL,
+	 OFF(host_timeout_s), "host seconds before the run is declared hung"},
 };
 
 static const char *type_name(enum cfg_type t)
@@ -211,7 +235,8 @@ static char *list_sections(void)
 	GString *s = g_string_new(NULL);
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++) {
-		if (i && strcmp(cfg_keys[i].section, cfg_keys[i - 1].section) == 0)
+		if (i &&
+		    strcmp(cfg_keys[i].section, cfg_keys[i - 1].section) == 0)
 			continue;
 		g_string_append_printf(s, "%s[%s]", s->len ? ", " : "",
 				       cfg_keys[i].section);
@@ -248,7 +273,8 @@ static char *allowed_text(const struct cfg_key *k)
 				       sim_format_time(k->max, hi, sizeof(hi)));
 	case CT_UINT:
 	case CT_U64:
-		return g_strdup_printf("an integer from %" PRIu64 " to %" PRIu64,
+		return g_strdup_printf("an integer from %" PRIu64
+				       " to %" PRIu64,
 				       k->min, k->max);
 	case CT_BOOL:
 		return g_strdup("true or false");
@@ -414,9 +440,10 @@ static bool check_unknown(GKeyFile *kf, const char *path, GError **error)
 		if (!section_known(*g)) {
 			g_autofree char *all = list_sections();
 
-			g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
-				    "%s: unknown section [%s]; sections are: %s",
-				    path, *g, all);
+			g_set_error(
+				error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+				"%s: unknown section [%s]; sections are: %s",
+				path, *g, all);
 			return false;
 		}
 		keys = g_key_file_get_keys(kf, *g, NULL, NULL);
@@ -424,10 +451,11 @@ static bool check_unknown(GKeyFile *kf, const char *path, GError **error)
 			if (!key_find(*g, *k)) {
 				g_autofree char *all = list_keys(*g);
 
-				g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
-					    "%s: [%s] unknown key '%s'; keys in "
-					    "[%s] are: %s",
-					    path, *g, *k, *g, all);
+				g_set_error(
+					error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+					"%s: [%s] unknown key '%s'; keys in "
+					"[%s] are: %s",
+					path, *g, *k, *g, all);
 				return false;
 			}
 		}
@@ -463,8 +491,8 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	}
 	if (cfg->vcpus > 0xffff) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [partition] vcpus = %u: at most 65535",
-			    path, cfg->vcpus);
+			    "%s: [partition] vcpus = %u: at most 65535", path,
+			    cfg->vcpus);
 		return false;
 	}
 	return true;
@@ -507,8 +535,8 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 			raw = g_key_file_get_value(kf, k->section, k->key,
 						   NULL);
 			preset = cfg->preset ? preset_find(cfg->preset) : NULL;
-			v = raw ? g_strstrip(g_strdup(raw)) :
-				  default_text(k, preset);
+			v = raw ? g_strstrip(g_strdup(raw))
+				: default_text(k, preset);
 			if (!parse_value(k, v, cfg)) {
 				g_autofree char *what = allowed_text(k);
 				g_autofree char *where =
@@ -528,8 +556,7 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 	return g_steal_pointer(&cfg);
 }
 
-struct qsim_config *cfg_load(const char *path, char **overrides,
-			     GError **error)
+struct qsim_config *cfg_load(const char *path, char **overrides, GError **error)
 {
 	g_autofree char *text = NULL;
 	g_autoptr(GError) local = NULL;

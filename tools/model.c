@@ -73,11 +73,11 @@ static char *violation_report(struct run *r)
 	GString *s = g_string_new(NULL);
 	char buf[32];
 
-	g_string_append_printf(s, "VIOLATION (%s) at %s: %s\n",
-			       wl_violation_name(r->wl.violation),
-			       sim_format_time(r->wl.violation_ps, buf,
-					       sizeof(buf)),
-			       r->wl.violation_msg);
+	g_string_append_printf(
+		s, "VIOLATION (%s) at %s: %s\n",
+		wl_violation_name(r->wl.violation),
+		sim_format_time(r->wl.violation_ps, buf, sizeof(buf)),
+		r->wl.violation_msg);
 	g_string_append(s, "locks:\n");
 	wl_describe_locks(&r->wl, s);
 	g_string_append(s, "vCPUs:\n");
@@ -85,8 +85,8 @@ static char *violation_report(struct run *r)
 		struct hv_vcpu *v = r->hv.vcpus[i];
 		struct wl_vcpu *w = &r->wl.vcpus[i];
 
-		g_string_append_printf(s, "  vCPU %u: %s, yield_count %u%s",
-				       i, hv_state_name(v->state),
+		g_string_append_printf(s, "  vCPU %u: %s, yield_count %u%s", i,
+				       hv_state_name(v->state),
 				       v->lppaca->yield_count,
 				       v->prod_latch ? ", prod latched" : "");
 		if (v->pcpu)
@@ -95,10 +95,10 @@ static char *violation_report(struct run *r)
 			g_string_append_printf(s, ", holds lock %u",
 					       w->holding->idx);
 		if (w->waiting)
-			g_string_append_printf(s, ", waits for lock %u since %s",
-					       w->waiting->idx,
-					       sim_format_time(w->req_ps, buf,
-							       sizeof(buf)));
+			g_string_append_printf(
+				s, ", waits for lock %u since %s",
+				w->waiting->idx,
+				sim_format_time(w->req_ps, buf, sizeof(buf)));
 		g_string_append_c(s, '\n');
 	}
 	return g_string_free(s, FALSE);
@@ -111,7 +111,7 @@ static double ns(sim_time_t ps)
 
 static void counter_add(GArray *a, const char *name, uint64_t v)
 {
-	struct qsim_counter c = { name, v };
+	struct qsim_counter c = {name, v};
 
 	g_array_append_val(a, c);
 }
@@ -123,8 +123,8 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	sim_time_t begin = SIM_MIN(cfg->warmup_ps, end);
 	double acq_sum = 0, acq_sq = 0;
 	double pcpu_time;
-	sim_time_t split[SIM_ACCT_NR] = { 0 };
-	struct hv_vcpu_stats tot = { 0 };
+	sim_time_t split[SIM_ACCT_NR] = {0};
+	struct hv_vcpu_stats tot = {0};
 
 	res->measured_ps = end - begin;
 	secs = (double)res->measured_ps / (double)SIM_S;
@@ -225,7 +225,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 {
 	struct run *r = g_new0(struct run, 1);
 	const struct lk_ops *ops = lk_find(cfg->lock);
-	struct sim_topo topo = { cfg->smt, cfg->cores_per_chip, cfg->pcpus };
+	struct sim_topo topo = {cfg->smt, cfg->cores_per_chip, cfg->pcpus};
 	struct hv_params hp = {
 		.policy = cfg->policy,
 		.npcpus = cfg->pcpus,
@@ -239,8 +239,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.cs = cfg->cs,
 		.think = cfg->think,
 		.nlocks = cfg->nlocks,
-		.pick = strcmp(cfg->pick, "vcpu") == 0 ? WL_PICK_VCPU :
-							 WL_PICK_RANDOM,
+		.pick = strcmp(cfg->pick, "vcpu") == 0 ? WL_PICK_VCPU
+						       : WL_PICK_RANDOM,
 		.warmup_end_ps = cfg->warmup_ps,
 		.hang_bound_ps = cfg->hang_bound_ps,
 		.seed = cfg->seed,

@@ -34,7 +34,8 @@ static void usage(FILE *out)
 		"        simulate a scenario, print a summary, store every "
 		"figure (default results.db)\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
-		"        validate a scenario and print its resolved parameters\n"
+		"        validate a scenario and print its resolved "
+		"parameters\n"
 		"  list [locks|policies|presets|keys]\n"
 		"        what can be simulated, with parameters and defaults\n"
 		"  version\n"
@@ -57,7 +58,8 @@ static bool add_seed(GPtrArray *sets, const char *seed)
 	v = g_ascii_strtoull(seed, &end, 10);
 	if (*end)
 		return false;
-	g_ptr_array_add(sets, g_strdup_printf("run.seed=%" G_GUINT64_FORMAT, v));
+	g_ptr_array_add(sets,
+			g_strdup_printf("run.seed=%" G_GUINT64_FORMAT, v));
 	return true;
 }
 
@@ -71,15 +73,15 @@ static int parse_run_args(int argc, char **argv, bool with_db, char **file,
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
 	gboolean nostore = FALSE;
 	GOptionEntry entries[] = {
-		{ "seed", 0, 0, G_OPTION_ARG_STRING, &seed,
-		  "seed of the run (overrides run.seed)", "N" },
-		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
-		  "override one scenario key", "SECTION.KEY=VALUE" },
-		{ "db", 0, 0, G_OPTION_ARG_FILENAME, db,
-		  "results database (default results.db)", "PATH" },
-		{ "no-store", 0, 0, G_OPTION_ARG_NONE, &nostore,
-		  "do not write the results database", NULL },
-		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+		{"seed", 0, 0, G_OPTION_ARG_STRING, &seed,
+		 "seed of the run (overrides run.seed)", "N"},
+		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+		 "override one scenario key", "SECTION.KEY=VALUE"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, db,
+		 "results database (default results.db)", "PATH"},
+		{"no-store", 0, 0, G_OPTION_ARG_NONE, &nostore,
+		 "do not write the results database", NULL},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
 	if (!with_db) {

@@ -55,7 +55,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 	double secs = (double)res->measured_ps / (double)SIM_S;
-	struct hv_vcpu_stats tot = { 0 };
+	struct hv_vcpu_stats tot = {0};
 	double total_acq = 0;
 
 	for (unsigned int i = 0; i < res->nvcpus; i++) {
@@ -153,8 +153,8 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 
 		fprintf(out, "Threads = %u, Min/Mean/Max = %s/%s/%s\n",
 			res->nvcpus, mn, me, mx);
-		fprintf(out, "Total Rate = %s op/s; Percpu Rate = %s op/s\n", tr,
-			pr);
+		fprintf(out, "Total Rate = %s op/s; Percpu Rate = %s op/s\n",
+			tr, pr);
 	}
 	if (res->report) {
 		fputc('\n', out);

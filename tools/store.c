@@ -16,7 +16,7 @@
 #define QSIM_BUILD_FLAGS "unknown"
 #endif
 
-G_DEFINE_QUARK(qsim-store-error-quark, store_error)
+G_DEFINE_QUARK(qsim - store - error - quark, store_error)
 
 const char *store_version(void)
 {
@@ -37,8 +37,8 @@ static void stmt_cleanup(sqlite3_stmt **s)
 
 static bool fail(struct store *st, GError **error, const char *what)
 {
-	g_set_error(error, STORE_ERROR, sqlite3_errcode(st->db),
-		    "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+	g_set_error(error, STORE_ERROR, sqlite3_errcode(st->db), "%s: %s: %s",
+		    st->path, what, sqlite3_errmsg(st->db));
 	return false;
 }
 
@@ -94,7 +94,8 @@ static char *schema_v1(void)
 		"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
 		"CASCADE,\n"
 		"  lock INTEGER NOT NULL");
-#define X(name, kind, help) g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
+#define X(name, kind, help) \
+	g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
 	QSIM_LOCK_COLS(X)
 #undef X
 	g_string_append(s, ",\n  PRIMARY KEY (run_id, lock)\n);\n"
@@ -102,7 +103,8 @@ static char *schema_v1(void)
 			   "  run_id INTEGER NOT NULL REFERENCES runs(id) ON "
 			   "DELETE CASCADE,\n"
 			   "  vcpu INTEGER NOT NULL");
-#define X(name, kind, help) g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
+#define X(name, kind, help) \
+	g_string_append(s, ",\n  " #name " " COL_SQL_##kind);
 	QSIM_VCPU_COLS(X)
 #undef X
 #define X(name, doc) g_string_append(s, ",\n  hv_" #name " INTEGER");
@@ -128,7 +130,8 @@ static char *schema_v1(void)
 		"CREATE INDEX histograms_run ON histograms(run_id, lock, "
 		"metric);\n"
 		"CREATE VIEW run_summary AS\n"
-		"  SELECT r.id, r.started_at, r.scenario_path, r.seed, r.lock,\n"
+		"  SELECT r.id, r.started_at, r.scenario_path, r.seed, "
+		"r.lock,\n"
 		"         r.policy, r.vcpus, r.pcpus, r.overcommit, r.status,\n"
 		"         SUM(l.acquisitions) AS acquisitions,\n"
 		"         SUM(l.throughput) AS throughput,\n"
@@ -147,8 +150,8 @@ static bool migrate(struct store *st, GError **error)
 	g_auto_stmt q = NULL;
 	int version;
 
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &q,
-			       NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &q, NULL) !=
+		    SQLITE_OK ||
 	    sqlite3_step(q) != SQLITE_ROW)
 		return fail(st, error, "reading the schema version");
 	version = sqlite3_column_int(q, 0);
@@ -248,8 +251,8 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->warmup_ps);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->measured_ps);
 	bind_text(s, i++, res->status == WL_OK ? "ok" : "violation");
-	bind_text(s, i++, res->status == WL_OK ? NULL :
-						  wl_violation_name(res->status));
+	bind_text(s, i++,
+		  res->status == WL_OK ? NULL : wl_violation_name(res->status));
 	if (res->status == WL_OK)
 		sqlite3_bind_null(s, i++);
 	else
@@ -299,8 +302,8 @@ static bool insert_locks(struct store *st, int64_t run,
 		QSIM_LOCK_COLS(X)
 #undef X
 	};
-	g_autofree char *sql = insert_sql("lock_results", "lock", cols,
-					  G_N_ELEMENTS(cols));
+	g_autofree char *sql =
+		insert_sql("lock_results", "lock", cols, G_N_ELEMENTS(cols));
 	g_auto_stmt s = NULL;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -329,11 +332,11 @@ static bool insert_vcpus(struct store *st, int64_t run,
 		QSIM_VCPU_COLS(X)
 #undef X
 #define X(name, doc) "hv_" #name,
-		HV_VCPU_STATS(X)
+			HV_VCPU_STATS(X)
 #undef X
 	};
-	g_autofree char *sql = insert_sql("vcpu_results", "vcpu", cols,
-					  G_N_ELEMENTS(cols));
+	g_autofree char *sql =
+		insert_sql("vcpu_results", "vcpu", cols, G_N_ELEMENTS(cols));
 	g_auto_stmt s = NULL;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -394,10 +397,8 @@ static bool insert_hist(struct store *st, sqlite3_stmt *s, int64_t run,
 		sqlite3_bind_int64(s, 1, run);
 		sqlite3_bind_int(s, 2, (int)lock);
 		bind_text(s, 3, metric);
-		sqlite3_bind_int64(s, 4,
-				   (sqlite3_int64)sim_hist_bucket_lo(b));
-		sqlite3_bind_int64(s, 5,
-				   (sqlite3_int64)sim_hist_bucket_hi(b));
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)sim_hist_bucket_lo(b));
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)sim_hist_bucket_hi(b));
 		sqlite3_bind_int64(s, 6, (sqlite3_int64)h->buckets[b]);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			return fail(st, error, "inserting histograms");

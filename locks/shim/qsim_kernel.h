@@ -40,16 +40,19 @@ typedef struct {
 	int counter;
 } atomic_t;
 
-#define ATOMIC_INIT(i) { (i) }
+#define ATOMIC_INIT(i) \
+	{              \
+		(i)    \
+	}
 
 #ifndef likely
-#define likely(x) __builtin_expect(!!(x), 1)
+#define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
-#define barrier() __asm__ __volatile__("" ::: "memory")
+#define barrier()	   __asm__ __volatile__("" ::: "memory")
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
-#define BUG_ON(cond) QSIM_BUG_ON(cond)
-#define BUG() QSIM_BUG_ON(1)
+#define BUG_ON(cond)	   QSIM_BUG_ON(cond)
+#define BUG()		   QSIM_BUG_ON(1)
 
 /* --- hooks into the engine (shim.c) --- */
 
@@ -70,150 +73,151 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 				 bool changed)
 {
 	if (c && changed)
-		sim_mem_written(c->sim, (const void *)p, c->now_ps);
+		sim_mem_written(c->sim, (const void *)p, c->access_ps);
 }
 
 /* --- plain shared accesses --- */
 
-#define READ_ONCE(x)                                                           \
-	({                                                                     \
-		lk_access_begin(&(x), SIM_READ);                               \
-		*(const volatile __typeof__(x) *)&(x);                         \
+#define READ_ONCE(x)                                   \
+	({                                             \
+		lk_access_begin(&(x), SIM_READ);       \
+		*(const volatile __typeof__(x) *)&(x); \
 	})
 
-#define WRITE_ONCE(x, val)                                                     \
-	do {                                                                   \
-		__typeof__(x) __wo_new = (val);                                \
-		struct sim_cpu *__wo_c = lk_access_begin(&(x), SIM_WRITE);     \
-		bool __wo_ch = (x) != __wo_new;                                \
-		*(volatile __typeof__(x) *)&(x) = __wo_new;                    \
-		lk_access_end(__wo_c, &(x), __wo_ch);                          \
+#define WRITE_ONCE(x, val)                                                 \
+	do {                                                               \
+		__typeof__(x) __wo_new = (val);                            \
+		struct sim_cpu *__wo_c = lk_access_begin(&(x), SIM_WRITE); \
+		bool __wo_ch = (x) != __wo_new;                            \
+		*(volatile __typeof__(x) *)&(x) = __wo_new;                \
+		lk_access_end(__wo_c, &(x), __wo_ch);                      \
 	} while (0)
 
 /* --- barriers: costs only, the machine is sequentially consistent --- */
 
-#define smp_mb() lk_shim_barrier(1)
-#define smp_rmb() lk_shim_barrier(0)
-#define smp_wmb() lk_shim_barrier(0)
-#define smp_mb__before_atomic() smp_mb()
-#define smp_mb__after_atomic() smp_mb()
+#define smp_mb()		      lk_shim_barrier(1)
+#define smp_rmb()		      lk_shim_barrier(0)
+#define smp_wmb()		      lk_shim_barrier(0)
+#define smp_mb__before_atomic()	      smp_mb()
+#define smp_mb__after_atomic()	      smp_mb()
 #define smp_acquire__after_ctrl_dep() lk_shim_barrier(0)
 
-#define smp_load_acquire(p) READ_ONCE(*(p))
+#define smp_load_acquire(p)	READ_ONCE(*(p))
 #define smp_store_release(p, v) WRITE_ONCE(*(p), (v))
-#define smp_store_mb(x, v)                                                     \
-	do {                                                                   \
-		WRITE_ONCE(x, v);                                              \
-		smp_mb();                                                      \
+#define smp_store_mb(x, v)        \
+	do {                      \
+		WRITE_ONCE(x, v); \
+		smp_mb();         \
 	} while (0)
 
 /* --- read-modify-write on any 1, 2, 4 or 8 byte object --- */
 
 #define __lk_rmw_begin(p) lk_access_begin((p), SIM_RMW)
 
-#define __cmpxchg(ptr, o, n, full)                                             \
-	({                                                                     \
-		__typeof__(ptr) __cx_p = (ptr);                                \
-		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r;        \
-		struct sim_cpu *__cx_c = __lk_rmw_begin(__cx_p);               \
-		__cx_r = *__cx_p;                                              \
-		if (__cx_r == __cx_o) {                                        \
-			*__cx_p = __cx_n;                                      \
-			lk_access_end(__cx_c, __cx_p, __cx_n != __cx_o);       \
-		}                                                              \
-		if (full)                                                      \
-			lk_shim_barrier(1);                                    \
-		__cx_r;                                                        \
+#define __cmpxchg(ptr, o, n, full)                                       \
+	({                                                               \
+		__typeof__(ptr) __cx_p = (ptr);                          \
+		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r;  \
+		struct sim_cpu *__cx_c = __lk_rmw_begin(__cx_p);         \
+		__cx_r = *__cx_p;                                        \
+		if (__cx_r == __cx_o) {                                  \
+			*__cx_p = __cx_n;                                \
+			lk_access_end(__cx_c, __cx_p, __cx_n != __cx_o); \
+		}                                                        \
+		if (full)                                                \
+			lk_shim_barrier(1);                              \
+		__cx_r;                                                  \
 	})
 
-#define cmpxchg(ptr, o, n) __cmpxchg(ptr, o, n, 1)
+#define cmpxchg(ptr, o, n)	   __cmpxchg(ptr, o, n, 1)
 #define cmpxchg_relaxed(ptr, o, n) __cmpxchg(ptr, o, n, 0)
 #define cmpxchg_acquire(ptr, o, n) __cmpxchg(ptr, o, n, 0)
 #define cmpxchg_release(ptr, o, n) __cmpxchg(ptr, o, n, 0)
 
-#define __xchg(ptr, v, full)                                                   \
-	({                                                                     \
-		__typeof__(ptr) __xc_p = (ptr);                                \
-		__typeof__(*__xc_p) __xc_n = (v), __xc_r;                      \
-		struct sim_cpu *__xc_c = __lk_rmw_begin(__xc_p);               \
-		__xc_r = *__xc_p;                                              \
-		*__xc_p = __xc_n;                                              \
-		lk_access_end(__xc_c, __xc_p, __xc_r != __xc_n);               \
-		if (full)                                                      \
-			lk_shim_barrier(1);                                    \
-		__xc_r;                                                        \
+#define __xchg(ptr, v, full)                                     \
+	({                                                       \
+		__typeof__(ptr) __xc_p = (ptr);                  \
+		__typeof__(*__xc_p) __xc_n = (v), __xc_r;        \
+		struct sim_cpu *__xc_c = __lk_rmw_begin(__xc_p); \
+		__xc_r = *__xc_p;                                \
+		*__xc_p = __xc_n;                                \
+		lk_access_end(__xc_c, __xc_p, __xc_r != __xc_n); \
+		if (full)                                        \
+			lk_shim_barrier(1);                      \
+		__xc_r;                                          \
 	})
 
-#define xchg(ptr, v) __xchg(ptr, v, 1)
+#define xchg(ptr, v)	     __xchg(ptr, v, 1)
 #define xchg_relaxed(ptr, v) __xchg(ptr, v, 0)
 #define xchg_acquire(ptr, v) __xchg(ptr, v, 0)
 #define xchg_release(ptr, v) __xchg(ptr, v, 0)
 
 /* fetch-op on a scalar: returns the old value. */
-#define __fetch_op(ptr, op, v, full)                                           \
-	({                                                                     \
-		__typeof__(ptr) __fo_p = (ptr);                                \
-		__typeof__(*__fo_p) __fo_old, __fo_new;                        \
-		struct sim_cpu *__fo_c = __lk_rmw_begin(__fo_p);               \
-		__fo_old = *__fo_p;                                            \
-		__fo_new = (__typeof__(*__fo_p))(__fo_old op(v));              \
-		*__fo_p = __fo_new;                                            \
-		lk_access_end(__fo_c, __fo_p, __fo_new != __fo_old);           \
-		if (full)                                                      \
-			lk_shim_barrier(1);                                    \
-		__fo_old;                                                      \
+#define __fetch_op(ptr, op, v, full)                                 \
+	({                                                           \
+		__typeof__(ptr) __fo_p = (ptr);                      \
+		__typeof__(*__fo_p) __fo_old, __fo_new;              \
+		struct sim_cpu *__fo_c = __lk_rmw_begin(__fo_p);     \
+		__fo_old = *__fo_p;                                  \
+		__fo_new = (__typeof__(*__fo_p))(__fo_old op(v));    \
+		*__fo_p = __fo_new;                                  \
+		lk_access_end(__fo_c, __fo_p, __fo_new != __fo_old); \
+		if (full)                                            \
+			lk_shim_barrier(1);                          \
+		__fo_old;                                            \
 	})
 
 /* --- atomic_t --- */
 
-#define atomic_read(v) READ_ONCE((v)->counter)
-#define atomic_read_acquire(v) smp_load_acquire(&(v)->counter)
-#define atomic_set(v, i) WRITE_ONCE((v)->counter, (i))
+#define atomic_read(v)		 READ_ONCE((v)->counter)
+#define atomic_read_acquire(v)	 smp_load_acquire(&(v)->counter)
+#define atomic_set(v, i)	 WRITE_ONCE((v)->counter, (i))
 #define atomic_set_release(v, i) smp_store_release(&(v)->counter, (i))
 
-#define atomic_cmpxchg(v, o, n) cmpxchg(&(v)->counter, o, n)
+#define atomic_cmpxchg(v, o, n)		cmpxchg(&(v)->counter, o, n)
 #define atomic_cmpxchg_relaxed(v, o, n) cmpxchg_relaxed(&(v)->counter, o, n)
 #define atomic_cmpxchg_acquire(v, o, n) cmpxchg_acquire(&(v)->counter, o, n)
 #define atomic_cmpxchg_release(v, o, n) cmpxchg_release(&(v)->counter, o, n)
-#define atomic_xchg(v, n) xchg(&(v)->counter, n)
-#define atomic_xchg_relaxed(v, n) xchg_relaxed(&(v)->counter, n)
+#define atomic_xchg(v, n)		xchg(&(v)->counter, n)
+#define atomic_xchg_relaxed(v, n)	xchg_relaxed(&(v)->counter, n)
 
 /* try_cmpxchg: on failure *old is updated with the value seen. */
-#define __atomic_try_cmpxchg(v, po, n, full)                                   \
-	({                                                                     \
-		int *__tc_po = (po);                                           \
-		int __tc_o = *__tc_po;                                         \
-		int __tc_r = __cmpxchg(&(v)->counter, __tc_o, (n), full);      \
-		if (__tc_r != __tc_o)                                          \
-			*__tc_po = __tc_r;                                     \
-		__tc_r == __tc_o;                                              \
+#define __atomic_try_cmpxchg(v, po, n, full)                              \
+	({                                                                \
+		int *__tc_po = (po);                                      \
+		int __tc_o = *__tc_po;                                    \
+		int __tc_r = __cmpxchg(&(v)->counter, __tc_o, (n), full); \
+		if (__tc_r != __tc_o)                                     \
+			*__tc_po = __tc_r;                                \
+		__tc_r == __tc_o;                                         \
 	})
-#define atomic_try_cmpxchg(v, po, n) __atomic_try_cmpxchg(v, po, n, 1)
+#define atomic_try_cmpxchg(v, po, n)	     __atomic_try_cmpxchg(v, po, n, 1)
 #define atomic_try_cmpxchg_relaxed(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
 #define atomic_try_cmpxchg_acquire(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
 #define atomic_try_cmpxchg_release(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
 
-#define atomic_fetch_add(i, v) __fetch_op(&(v)->counter, +, (i), 1)
-#define atomic_fetch_add_relaxed(i, v) __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_add_acquire(i, v) __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_add_release(i, v) __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_sub(i, v) __fetch_op(&(v)->counter, -, (i), 1)
-#define atomic_fetch_or(i, v) __fetch_op(&(v)->counter, |, (i), 1)
-#define atomic_fetch_or_relaxed(i, v) __fetch_op(&(v)->counter, |, (i), 0)
-#define atomic_fetch_or_acquire(i, v) __fetch_op(&(v)->counter, |, (i), 0)
-#define atomic_fetch_and(i, v) __fetch_op(&(v)->counter, &, (i), 1)
-#define atomic_fetch_andnot(i, v) __fetch_op(&(v)->counter, &, ~(i), 1)
+#define atomic_fetch_add(i, v)		  __fetch_op(&(v)->counter, +, (i), 1)
+#define atomic_fetch_add_relaxed(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
+#define atomic_fetch_add_acquire(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
+#define atomic_fetch_add_release(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
+#define atomic_fetch_sub(i, v)		  __fetch_op(&(v)->counter, -, (i), 1)
+#define atomic_fetch_or(i, v)		  __fetch_op(&(v)->counter, |, (i), 1)
+#define atomic_fetch_or_relaxed(i, v)	  __fetch_op(&(v)->counter, |, (i), 0)
+#define atomic_fetch_or_acquire(i, v)	  __fetch_op(&(v)->counter, |, (i), 0)
+#define atomic_fetch_and(i, v)		  __fetch_op(&(v)->counter, &, (i), 1)
+#define atomic_fetch_andnot(i, v)	  __fetch_op(&(v)->counter, &, ~(i), 1)
 #define atomic_fetch_andnot_relaxed(i, v) __fetch_op(&(v)->counter, &, ~(i), 0)
 
-#define atomic_add(i, v) ((void)__fetch_op(&(v)->counter, +, (i), 0))
-#define atomic_sub(i, v) ((void)__fetch_op(&(v)->counter, -, (i), 0))
-#define atomic_inc(v) atomic_add(1, v)
-#define atomic_dec(v) atomic_sub(1, v)
-#define atomic_or(i, v) ((void)__fetch_op(&(v)->counter, |, (i), 0))
-#define atomic_andnot(i, v) ((void)__fetch_op(&(v)->counter, &, ~(i), 0))
-#define atomic_add_return(i, v) (atomic_fetch_add(i, v) + (i))
+#define atomic_add(i, v)		((void)__fetch_op(&(v)->counter, +, (i), 0))
+#define atomic_sub(i, v)		((void)__fetch_op(&(v)->counter, -, (i), 0))
+#define atomic_inc(v)			atomic_add(1, v)
+#define atomic_dec(v)			atomic_sub(1, v)
+#define atomic_or(i, v)			((void)__fetch_op(&(v)->counter, |, (i), 0))
+#define atomic_andnot(i, v)		((void)__fetch_op(&(v)->counter, &, ~(i), 0))
+#define atomic_add_return(i, v)		(atomic_fetch_add(i, v) + (i))
 #define atomic_add_return_acquire(i, v) (atomic_fetch_add_acquire(i, v) + (i))
-#define atomic_sub_return_release(i, v) (__fetch_op(&(v)->counter, -, (i), 0) - (i))
+#define atomic_sub_return_release(i, v) \
+	(__fetch_op(&(v)->counter, -, (i), 0) - (i))
 
 /* --- waiting --- */
 
@@ -223,66 +227,70 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
  * Spin until @cond_expr (which may use VAL, the value just loaded) holds;
  * sleeps on *ptr's line between writes.  Returns the final VAL.
  */
-#define __smp_cond_load(ptr, cond_expr)                                        \
-	({                                                                     \
-		__typeof__(ptr) __PTR = (ptr);                                 \
-		__typeof__(*__PTR) VAL;                                        \
-		struct sim_cpu *__cl_c = sim_current();                        \
-		if (__cl_c)                                                    \
-			sim_wait_begin(__cl_c);                                \
-		for (;;) {                                                     \
-			VAL = READ_ONCE(*__PTR);                               \
-			if (cond_expr)                                         \
-				break;                                         \
-			BUG_ON(!__cl_c);                                       \
-			sim_wait_block(__cl_c, SIM_BUDGET_NONE);               \
-		}                                                              \
-		if (__cl_c)                                                    \
-			sim_wait_end(__cl_c);                                  \
-		VAL;                                                           \
+#define __smp_cond_load(ptr, cond_expr)                          \
+	({                                                       \
+		__typeof__(ptr) __PTR = (ptr);                   \
+		__typeof__(*__PTR) VAL;                          \
+		struct sim_cpu *__cl_c = sim_current();          \
+		if (__cl_c)                                      \
+			sim_wait_begin(__cl_c);                  \
+		for (;;) {                                       \
+			VAL = READ_ONCE(*__PTR);                 \
+			if (cond_expr)                           \
+				break;                           \
+			BUG_ON(!__cl_c);                         \
+			sim_wait_block(__cl_c, SIM_BUDGET_NONE); \
+		}                                                \
+		if (__cl_c)                                      \
+			sim_wait_end(__cl_c);                    \
+		VAL;                                             \
 	})
 
 #define smp_cond_load_relaxed(ptr, cond_expr) __smp_cond_load(ptr, cond_expr)
 #define smp_cond_load_acquire(ptr, cond_expr) __smp_cond_load(ptr, cond_expr)
-#define atomic_cond_read_relaxed(v, c) smp_cond_load_relaxed(&(v)->counter, (c))
-#define atomic_cond_read_acquire(v, c) smp_cond_load_acquire(&(v)->counter, (c))
+#define atomic_cond_read_relaxed(v, c)	      smp_cond_load_relaxed(&(v)->counter, (c))
+#define atomic_cond_read_acquire(v, c)	      smp_cond_load_acquire(&(v)->counter, (c))
 
 /*
  * Bounded spin: the meaning of
  *	for (n = iters; n; n--) { if (cond) break; cpu_relax(); }
  * returning n (0 when the budget ran out), at O(1) host cost.
  */
-#define spin_until_cond_timeout(cond, iters)                                   \
-	({                                                                     \
-		uint64_t __sc_n = (iters);                                     \
-		struct sim_cpu *__sc_c = sim_current();                        \
-		BUG_ON(!__sc_c);                                               \
-		sim_wait_begin(__sc_c);                                        \
-		while (__sc_n) {                                               \
-			if (cond)                                              \
-				break;                                         \
-			__sc_n = sim_wait_block(__sc_c, __sc_n);               \
-		}                                                              \
-		sim_wait_end(__sc_c);                                          \
-		__sc_n;                                                        \
+#define spin_until_cond_timeout(cond, iters)                     \
+	({                                                       \
+		uint64_t __sc_n = (iters);                       \
+		struct sim_cpu *__sc_c = sim_current();          \
+		BUG_ON(!__sc_c);                                 \
+		sim_wait_begin(__sc_c);                          \
+		while (__sc_n) {                                 \
+			if (cond)                                \
+				break;                           \
+			__sc_n = sim_wait_block(__sc_c, __sc_n); \
+		}                                                \
+		sim_wait_end(__sc_c);                            \
+		__sc_n;                                          \
 	})
 
 /* Spin until @cond holds (powerpc's spin_until_cond), event-driven. */
-#define spin_until_cond(cond)                                                  \
-	do {                                                                   \
-		struct sim_cpu *__su_c = sim_current();                        \
-		BUG_ON(!__su_c);                                               \
-		sim_wait_begin(__su_c);                                        \
-		while (!(cond))                                                \
-			sim_wait_block(__su_c, SIM_BUDGET_NONE);               \
-		sim_wait_end(__su_c);                                          \
+#define spin_until_cond(cond)                                    \
+	do {                                                     \
+		struct sim_cpu *__su_c = sim_current();          \
+		BUG_ON(!__su_c);                                 \
+		sim_wait_begin(__su_c);                          \
+		while (!(cond))                                  \
+			sim_wait_block(__su_c, SIM_BUDGET_NONE); \
+		sim_wait_end(__su_c);                            \
 	} while (0)
 
 /* SMT priority hints: no cost in this model. */
-#define HMT_low() do { } while (0)
-#define HMT_medium() do { } while (0)
-#define spin_begin() HMT_low()
-#define spin_end() HMT_medium()
+#define HMT_low() \
+	do {      \
+	} while (0)
+#define HMT_medium() \
+	do {         \
+	} while (0)
+#define spin_begin()	 HMT_low()
+#define spin_end()	 HMT_medium()
 #define spin_cpu_relax() cpu_relax()
 
 /* --- CPUs and the paravirt interface --- */
@@ -298,8 +306,8 @@ void yield_to_any(void);
 void prod_cpu(int cpu);
 
 #define H_SUCCESS 0
-#define H_CEDE 0xE0
-#define H_CONFER 0xE4
-#define H_PROD 0xE8
+#define H_CEDE	  0xE0
+#define H_CONFER  0xE4
+#define H_PROD	  0xE8
 
 #endif

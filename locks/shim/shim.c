@@ -14,8 +14,8 @@ void lk_shim_barrier(sim_time_t full)
 	struct sim_cpu *c = sim_current();
 
 	if (c)
-		c->now_ps += full ? c->sim->mem.cost.barrier_ps :
-				    c->sim->mem.cost.hit_ps;
+		c->now_ps += full ? c->sim->mem.cost.barrier_ps
+				  : c->sim->mem.cost.hit_ps;
 }
 
 void lk_shim_relax(void)

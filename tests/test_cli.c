@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * End to end through the qsim binary: summary format, exit codes, the
+ * store, and replay of a violation.
+ */
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+
+#include "tests/testutil.h"
+
+static char *db_path;
+
+static int qsim(char **out, char **err, ...)
+{
+	GPtrArray *argv = g_ptr_array_new();
+	va_list ap;
+	const char *a;
+	int status = -1;
+
+	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (gpointer)a);
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	ck_assert(g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL,
+			       out, err, &status, NULL));
+	g_ptr_array_free(argv, TRUE);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const char *scenario(void)
+{
+	static char *p;
+
+	if (!p)
+		p = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+				     "2x-overcommit.ini", NULL);
+	return p;
+}
+
+static void setup(void)
+{
+	char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+
+	db_path = g_build_filename(dir, "results.db", NULL);
+	g_free(dir);
+}
+
+static int64_t db_int(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Strip the thousands separators the lkml lines use. */
+static int64_t number_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	int64_t v = 0;
+
+	ck_assert_msg(p, "'%s' not in output", key);
+	for (p += strlen(key); *p == ',' || g_ascii_isdigit(*p); p++)
+		if (*p != ',')
+			v = v * 10 + (*p - '0');
+	return v;
+}
+
+START_TEST(test_run_summary_and_store)
+{
+	g_autofree char *out = NULL, *err = NULL;
+	int64_t acq, total_rate;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--set",
+			      "run.duration=10ms", "--set", "run.warmup=1ms",
+			      "--db", db_path, NULL),
+			 0);
+	ck_assert(strstr(out, "Threads = 32, Min/Mean/Max = "));
+	ck_assert(strstr(out, "op/s; Percpu Rate = "));
+	ck_assert(strstr(out, "stored as run 1"));
+	ck_assert_int_eq(db_int("SELECT COUNT(*) FROM runs"), 1);
+	/* Total Rate = stored acquisitions over the 10 ms measured. */
+	acq = db_int("SELECT acquisitions FROM lock_results");
+	total_rate = number_after(out, "Total Rate = ");
+	ck_assert_int_eq(total_rate, acq * 100);
+	ck_assert_int_eq(number_after(out, "Threads = "), 32);
+	ck_assert_int_eq(db_int("SELECT MIN(acquisitions) FROM vcpu_results"),
+			 number_after(out, "Min/Mean/Max = "));
+
+	/* Bad input: exit 1, the key named, nothing written. */
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--set",
+			      "lock.type=nope", "--db", db_path, NULL),
+			 1);
+	ck_assert(strstr(err, "--set lock.type = 'nope'"));
+	ck_assert(strstr(err, "one of: tas"));
+	ck_assert_int_eq(db_int("SELECT COUNT(*) FROM runs"), 1);
+}
+END_TEST
+
+static char *violation_line(const char *out)
+{
+	const char *p = strstr(out, "VIOLATION");
+	const char *e;
+
+	ck_assert_ptr_nonnull(p);
+	e = strchr(p, '\n');
+	return g_strndup(p, (gsize)(e - p));
+}
+
+START_TEST(test_violation_replays)
+{
+	g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+	g_autofree char *line = NULL, *line2 = NULL, *cmd = NULL;
+	g_auto(GStrv) argv = NULL;
+	const char *r;
+	int status;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--seed", "5",
+			      "--set", "lock.type=busted", "--db", db_path,
+			      NULL),
+			 2);
+	line = violation_line(out);
+	ck_assert(strstr(line, "mutual-exclusion"));
+	ck_assert_int_eq(db_int("SELECT COUNT(*) FROM runs WHERE status = "
+				"'violation' AND seed = 5"),
+			 1);
+	r = strstr(out, "replay: ");
+	ck_assert_ptr_nonnull(r);
+	cmd = g_strndup(r + 8, (gsize)(strchr(r, '\n') - r - 8));
+	ck_assert(g_str_has_prefix(cmd, "qsim run "));
+	ck_assert(g_shell_parse_argv(cmd, NULL, &argv, NULL));
+	g_free(argv[0]);
+	argv[0] = g_strdup(QSIM_BINARY);
+	argv = g_renew(char *, argv, g_strv_length(argv) + 2);
+	argv[g_strv_length(argv) + 1] = NULL;
+	argv[g_strv_length(argv)] = g_strdup("--no-store");
+	ck_assert(g_spawn_sync(NULL, argv, NULL, 0, NULL, NULL, &out2, &err2,
+			       &status, NULL));
+	ck_assert_int_eq(WEXITSTATUS(status), 2);
+	line2 = violation_line(out2);
+	ck_assert_str_eq(line, line2); /* same violation, same time */
+}
+END_TEST
+
+START_TEST(test_list_and_usage)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(qsim(&out, &err, "list", NULL), 0);
+	ck_assert(strstr(out, "tas"));
+	ck_assert(strstr(out, "ticket"));
+	ck_assert(strstr(out, "busted"));
+	ck_assert(strstr(out, "rr"));
+	ck_assert(strstr(out, "hang_bound"));
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "frobnicate", NULL), 1);
+	ck_assert(strstr(err, "unknown command"));
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "run", "/nonexistent.ini", NULL), 1);
+	ck_assert(strstr(err, "/nonexistent.ini: cannot read scenario"));
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "check-config", scenario(), NULL), 0);
+	ck_assert(strstr(out, "valid"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("cli");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_run_summary_and_store);
+	tcase_add_test(tc, test_violation_replays);
+	tcase_add_test(tc, test_list_and_usage);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

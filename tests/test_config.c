@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scenario validation: every malformed input is a clear error naming the
+ * file, section and key and what is allowed; valid input resolves to the
+ * documented defaults.
+ */
+#include "tests/testutil.h"
+
+struct bad {
+	const char *text;
+	const char *set;       /* one --set, or NULL */
+	const char *expect[3]; /* substrings the message must contain */
+};
+
+static const struct bad bad_inputs[] = {
+	{"[run]\nduraton = 1s\n",
+	 NULL,
+	 {"test.ini", "[run] unknown key 'duraton'", "duration, warmup"}},
+	{"[runn]\n",
+	 NULL,
+	 {"test.ini", "unknown section [runn]", "[run], [machine]"}},
+	{"[run]\nduration = 1\n",
+	 NULL,
+	 {"test.ini: [run] duration = '1'", "with a unit", "1us to 1000s"}},
+	{"[run]\nduration = 5min\n",
+	 NULL,
+	 {"[run] duration", "'5min'", "ps, ns, us, ms, s"}},
+	{"[run]\nduration = 0ns\n", NULL, {"[run] duration", "from 1us", NULL}},
+	{"[run]\nseed = -3\n",
+	 NULL,
+	 {"[run] seed = '-3'", "integer from 0", NULL}},
+	{"[machine]\npcpus = 0\n",
+	 NULL,
+	 {"[machine] pcpus", "from 1 to 4096", NULL}},
+	{"[machine]\npreset = power11\n",
+	 NULL,
+	 {"[machine] preset = 'power11'", "one of: power9, power10, x86",
+	  NULL}},
+	{"[machine]\nline_size = 100\n",
+	 NULL,
+	 {"[machine] line_size = 100", "power of two", NULL}},
+	{"[cost]\nhit = fast\n",
+	 NULL,
+	 {"[cost] hit = 'fast'", "a time with a unit", NULL}},
+	{"[hypervisor]\npolicy = fifo\n",
+	 NULL,
+	 {"[hypervisor] policy = 'fifo'", "one of: rr", NULL}},
+	{"[hypervisor]\nprod_cuts_directed_confer = yes\n",
+	 NULL,
+	 {"prod_cuts_directed_confer = 'yes'", "true or false", NULL}},
+	{"[partition]\nshared = 1\n",
+	 NULL,
+	 {"[partition] shared", "true or false", NULL}},
+	{"[lock]\ntype = spinlock\n",
+	 NULL,
+	 {"[lock] type = 'spinlock'", "tas", "ticket"}},
+	{"[workload]\ncs = exp:\n",
+	 NULL,
+	 {"[workload] cs = 'exp:'", "exp:MEAN", NULL}},
+	{"[workload]\ncs = uniform:300ns:100ns\n",
+	 NULL,
+	 {"[workload] cs", "uniform:LO:HI", NULL}},
+	{"[workload]\nthink = 2s\n",
+	 NULL,
+	 {"[workload] think", "at most 1s", NULL}},
+	{"[workload]\npick = roundrobin\n",
+	 NULL,
+	 {"[workload] pick", "one of: random, vcpu", NULL}},
+	{"[check]\nhang_bound = 0s\n",
+	 NULL,
+	 {"[check] hang_bound", "from 1us", NULL}},
+	{"no section here\n",
+	 NULL,
+	 {"test.ini", "not a valid scenario file", NULL}},
+	{"",
+	 "run.durations=1s",
+	 {"--set run.durations=1s", "unknown key 'durations'", NULL}},
+	{"",
+	 "nosuch.key=1",
+	 {"--set nosuch.key=1", "unknown section [nosuch]", NULL}},
+	{"", "duration=1s", {"--set duration=1s", "section.key=value", NULL}},
+	{"",
+	 "run.duration=fast",
+	 {"--set run.duration = 'fast'", "with a unit", NULL}},
+};
+
+START_TEST(test_bad_inputs)
+{
+	const struct bad *b = &bad_inputs[_i];
+	char *set[2] = {(char *)b->set, NULL};
+	GError *err = NULL;
+	struct qsim_config *cfg;
+
+	cfg = cfg_load_text("test.ini", b->text, set, &err);
+	ck_assert_msg(cfg == NULL, "input %d was accepted", _i);
+	ck_assert(err != NULL);
+	for (int i = 0; i < 3 && b->expect[i]; i++)
+		ck_assert_msg(strstr(err->message, b->expect[i]),
+			      "input %d: message '%s' lacks '%s'", _i,
+			      err->message, b->expect[i]);
+	g_error_free(err);
+}
+END_TEST
+
+START_TEST(test_defaults_and_units)
+{
+	struct qsim_config *cfg = tu_config("[run]\nduration = 2.5ms\n"
+					    "[workload]\ncs = exp:150ns\n",
+					    NULL);
+
+	ck_assert_uint_eq(cfg->duration_ps, 2500000000ULL);
+	ck_assert_uint_eq(cfg->warmup_ps, 100 * SIM_MS);
+	ck_assert_uint_eq(cfg->seed, 1);
+	ck_assert_str_eq(cfg->preset, "power9");
+	ck_assert_uint_eq(cfg->smt, 4); /* from the preset */
+	ck_assert_uint_eq(cfg->line_bytes, 128);
+	ck_assert_uint_eq(cfg->cost.chip_ps, 25000);
+	ck_assert_int_eq(cfg->cs.kind, SIM_DIST_EXP);
+	ck_assert_uint_eq(cfg->cs.a_ps, 150000);
+	ck_assert_uint_eq(cfg->think.a_ps, SIM_US);
+	ck_assert_str_eq(cfg->lock, "tas");
+	ck_assert(cfg->shared);
+	/* Every key appears in the resolved text. */
+	ck_assert(strstr(cfg->resolved, "[cost]"));
+	ck_assert(strstr(cfg->resolved, "duration=2.5ms"));
+	ck_assert(strstr(cfg->resolved, "line_size=128"));
+	cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_preset_and_overrides)
+{
+	struct qsim_config *cfg =
+		tu_config("[machine]\npreset = x86\n"
+			  "[cost]\nchip = 33ns\n",
+			  "run.seed=77", "machine.smt=1", NULL);
+
+	ck_assert_uint_eq(cfg->line_bytes, 64);
+	ck_assert_uint_eq(cfg->smt, 1);
+	ck_assert_uint_eq(cfg->cost.chip_ps, 33000);
+	ck_assert_uint_eq(cfg->cost.remote_ps, 110000);
+	ck_assert_uint_eq(cfg->seed, 77);
+	cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_time_parsing)
+{
+	sim_time_t t;
+	struct sim_duration d;
+
+	ck_assert(sim_parse_time("150ns", &t) && t == 150000);
+	ck_assert(sim_parse_time("0.5us", &t) && t == 500000);
+	ck_assert(sim_parse_time("1.25ms", &t) && t == 1250000000ULL);
+	ck_assert(sim_parse_time("3ps", &t) && t == 3);
+	ck_assert(!sim_parse_time("0.5ps", &t)); /* finer than 1 ps */
+	ck_assert(!sim_parse_time("1.ns", &t));
+	ck_assert(!sim_parse_time("ns", &t));
+	ck_assert(!sim_parse_time("1 ns", &t));
+	ck_assert(sim_parse_duration("uniform:1ns:3ns", &d));
+	ck_assert(d.kind == SIM_DIST_UNIFORM && d.a_ps == 1000 &&
+		  d.b_ps == 3000);
+	ck_assert(!sim_parse_duration("normal:1ns", &d));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+
+	tcase_add_loop_test(tc, test_bad_inputs, 0, G_N_ELEMENTS(bad_inputs));
+	tcase_add_test(tc, test_defaults_and_units);
+	tcase_add_test(tc, test_preset_and_overrides);
+	tcase_add_test(tc, test_time_parsing);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

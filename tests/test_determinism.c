@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Same scenario, seed and binary: identical results, row for row.  A
+ * different seed must change a randomized run.
+ */
+#include "tests/testutil.h"
+
+static void assert_same(const struct qsim_results *a,
+			const struct qsim_results *b)
+{
+	ck_assert_int_eq(a->status, b->status);
+	ck_assert_uint_eq(a->events, b->events);
+	ck_assert_uint_eq(a->switches, b->switches);
+	for (unsigned int l = 0; l < a->nlocks; l++) {
+		const struct qsim_lock_result *x = &a->locks[l],
+					      *y = &b->locks[l];
+
+#define X(name, kind, help) ck_assert_msg(x->name == y->name, "lock " #name);
+		QSIM_LOCK_COLS(X)
+#undef X
+		ck_assert_mem_eq(x->latency.buckets, y->latency.buckets,
+				 SIM_HIST_NBUCKETS * sizeof(uint64_t));
+	}
+	for (unsigned int v = 0; v < a->nvcpus; v++) {
+		const struct qsim_vcpu_result *x = &a->vcpus[v],
+					      *y = &b->vcpus[v];
+
+#define X(name, kind, help) ck_assert_msg(x->name == y->name, "vcpu " #name);
+		QSIM_VCPU_COLS(X)
+#undef X
+		ck_assert_mem_eq(&x->hv, &y->hv, sizeof(x->hv));
+	}
+}
+
+static const char scenario[] = "[run]\nduration = 10ms\nwarmup = 1ms\n"
+			       "[machine]\npcpus = 6\n"
+			       "[hypervisor]\nslice = 500us\n"
+			       "[partition]\nvcpus = 12\n"
+			       "[lock]\ntype = tas\n"
+			       "[workload]\nlocks = 3\ncs = exp:300ns\n"
+			       "think = uniform:200ns:2us\n";
+
+START_TEST(test_same_seed_same_rows)
+{
+	struct qsim_config *cfg = tu_config(scenario, "run.seed=9", NULL);
+	struct qsim_results a, b;
+
+	tu_model(cfg, &a);
+	tu_model(cfg, &b);
+	ck_assert_int_gt(a.locks[0].acquisitions, 100);
+	assert_same(&a, &b);
+	qsim_results_clear(&a);
+	qsim_results_clear(&b);
+	cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_other_seed_differs)
+{
+	struct qsim_config *c1 = tu_config(scenario, "run.seed=9", NULL);
+	struct qsim_config *c2 = tu_config(scenario, "run.seed=10", NULL);
+	struct qsim_results a, b;
+
+	tu_model(c1, &a);
+	tu_model(c2, &b);
+	ck_assert(a.events != b.events ||
+		  a.locks[0].acquisitions != b.locks[0].acquisitions);
+	qsim_results_clear(&a);
+	qsim_results_clear(&b);
+	cfg_free(c1);
+	cfg_free(c2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("determinism");
+	TCase *tc = tcase_create("determinism");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_same_seed_same_rows);
+	tcase_add_test(tc, test_other_seed_differs);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

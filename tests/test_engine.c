@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine: the horizon rule, event-driven waits against real iteration,
+ * and work carried across preemption.  Expected times are derived by hand
+ * from tests/testutil.c's costs (hit 1000 ps, relax 2000 ps, memory
+ * 100900 ps, SMT transfer 4100 ps): a spin iteration on one line costs
+ * hit + relax = 3000 ps.
+ */
+#include "qsim_kernel.h"
+#include "tests/testutil.h"
+
+static struct sim S;
+static u32 *x, *y;
+
+struct probe {
+	sim_time_t work_ps; /* before acting */
+	int mode;	    /* what the cpu does */
+	uint64_t budget;
+	u32 seen[4];
+	sim_time_t at[4];
+	uint64_t left;
+};
+
+enum {
+	P_WRITE,     /* work, then *x = 1 */
+	P_READ2,     /* read at work_ps, then again at 200ns */
+	P_COND,	     /* smp_cond_load until *x == 1 */
+	P_BOUNDED,   /* spin_until_cond_timeout(*x, budget) */
+	P_RAWLOOP,   /* the same, written as a real loop */
+	P_TWO_LINES, /* spin until *x or *y */
+	P_WORK,	     /* just work */
+	P_WRITE_Y,   /* work, then *y = 1 */
+};
+
+static void probe_main(struct sim_cpu *c, void *arg)
+{
+	struct probe *p = arg;
+	uint64_t n;
+
+	sim_cpu_work(c, p->work_ps);
+	switch (p->mode) {
+	case P_WRITE:
+		WRITE_ONCE(*x, 1);
+		p->at[0] = c->access_ps;
+		break;
+	case P_WRITE_Y:
+		WRITE_ONCE(*y, 1);
+		break;
+	case P_READ2:
+		p->seen[0] = READ_ONCE(*x);
+		sim_cpu_work(c, 200 * SIM_NS - c->now_ps);
+		p->seen[1] = READ_ONCE(*x);
+		break;
+	case P_COND:
+		p->seen[0] = smp_cond_load_relaxed(x, VAL == 1);
+		break;
+	case P_BOUNDED:
+		p->left =
+			spin_until_cond_timeout(READ_ONCE(*x) != 0, p->budget);
+		break;
+	case P_RAWLOOP:
+		for (n = p->budget; n; n--) {
+			if (READ_ONCE(*x) != 0)
+				break;
+			cpu_relax();
+		}
+		p->left = n;
+		break;
+	case P_TWO_LINES:
+		spin_until_cond(READ_ONCE(*x) || READ_ONCE(*y));
+		break;
+	case P_WORK:
+		break;
+	}
+	p->at[3] = c->now_ps;
+}
+
+struct preempt {
+	struct sim_event off, on;
+	struct sim_cpu *cpu;
+	sim_time_t len;
+};
+
+static void preempt_on(struct sim_event *ev)
+{
+	struct preempt *p = ev->data;
+
+	sim_cpu_dispatch(p->cpu, ev->time_ps, 1);
+}
+
+static void preempt_off(struct sim_event *ev)
+{
+	struct preempt *p = ev->data;
+
+	sim_cpu_undispatch(p->cpu, ev->time_ps, false);
+	sim_schedule(p->cpu->sim, &p->on, ev->time_ps + p->len);
+}
+
+/* Run cpu a (pcpu 0) and b (pcpu 1), b optionally preempted at @at. */
+static void run2(struct probe *a, struct probe *b, sim_time_t at,
+		 sim_time_t len)
+{
+	struct sim_cpu *ca, *cb;
+	struct preempt pr;
+
+	tu_sim_init(&S, 8);
+	x = sim_mem_alloc(&S.mem, sizeof(*x), 128);
+	y = sim_mem_alloc(&S.mem, sizeof(*y), 128);
+	ca = sim_cpu_create(&S, probe_main, a);
+	cb = sim_cpu_create(&S, probe_main, b);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(ca, 0, 0);
+	sim_cpu_dispatch(cb, 0, 1);
+	if (len) {
+		pr.cpu = cb;
+		pr.len = len;
+		sim_event_init(&pr.off, preempt_off, &pr, SIM_PRIO_HV);
+		sim_event_init(&pr.on, preempt_on, &pr, SIM_PRIO_HV);
+		sim_schedule(&S, &pr.off, at);
+	}
+	sim_run(&S, 100 * SIM_MS);
+	ck_assert_int_eq(cb->state, SIM_CPU_DONE);
+	sim_destroy(&S);
+}
+
+/* Accesses happen in virtual-time order, whatever order cpus run in. */
+START_TEST(test_horizon_order)
+{
+	struct probe a = {.work_ps = 100 * SIM_NS, .mode = P_WRITE};
+	struct probe b = {.work_ps = 50 * SIM_NS, .mode = P_READ2};
+
+	run2(&a, &b, 0, 0);
+	ck_assert_uint_eq(b.seen[0], 0); /* read at 50ns, write at 100ns */
+	ck_assert_uint_eq(b.seen[1], 1); /* read at 200ns */
+}
+END_TEST
+
+/*
+ * Wake on write at the exact grid point.  b reads at 0 (memory miss,
+ * 100900), relaxes: grid0 = 102900, period 3000.  a writes at 1000500;
+ * the first grid point after it is 102900 + 300 * 3000 = 1002900.  a's
+ * write came from memory (100900) so the line is busy until 1101400; b's
+ * re-read is an SMT transfer: 1101400 + 4100 = 1105500.
+ */
+START_TEST(test_wake_on_write)
+{
+	struct probe a = {.work_ps = 1000500, .mode = P_WRITE};
+	struct probe b = {.mode = P_COND};
+
+	run2(&a, &b, 0, 0);
+	ck_assert_uint_eq(a.at[0], 1000500);
+	ck_assert_uint_eq(b.seen[0], 1);
+	ck_assert_uint_eq(b.at[3], 1105500);
+}
+END_TEST
+
+/* A budget with no write: N evaluations, plus the preemption length. */
+START_TEST(test_budget_exhausted_preempted)
+{
+	struct probe a = {.mode = P_WORK};
+	struct probe b = {.mode = P_BOUNDED, .budget = 1000};
+
+	run2(&a, &b, 0, 0);
+	ck_assert_uint_eq(b.left, 0);
+	ck_assert_uint_eq(b.at[3], 102900 + 999 * 3000);
+	/* Preempted for 300000 ps in the middle: no iterations consumed. */
+	b.at[3] = 0;
+	run2(&a, &b, 500700, 300000);
+	ck_assert_uint_eq(b.left, 0);
+	ck_assert_uint_eq(b.at[3], 102900 + 999 * 3000 + 300000);
+}
+END_TEST
+
+/* The event-driven bounded spin gives what iterating gives, exactly. */
+START_TEST(test_budget_equals_iterating)
+{
+	static const uint64_t budgets[] = {1, 2, 5, 333, 1000, 40000};
+	static const sim_time_t writes[] = {0,	     50100,   1000500,
+					    2999700, 5000300, 200000000};
+	static const sim_time_t preempts[][2] = {
+		{0, 0},
+		{500700, 300000},
+		{2000, 1000000},
+		{1001300, 7},
+	};
+	int cases = 0;
+
+	for (size_t bi = 0; bi < G_N_ELEMENTS(budgets); bi++)
+		for (size_t wi = 0; wi < G_N_ELEMENTS(writes); wi++)
+			for (size_t pi = 0; pi < G_N_ELEMENTS(preempts); pi++) {
+				struct probe wa = {.work_ps = writes[wi]};
+				struct probe ev = {.mode = P_BOUNDED},
+					     raw = {.mode = P_RAWLOOP};
+
+				wa.mode = writes[wi] ? P_WRITE : P_WORK;
+				ev.budget = raw.budget = budgets[bi];
+				run2(&wa, &ev, preempts[pi][0],
+				     preempts[pi][1]);
+				run2(&wa, &raw, preempts[pi][0],
+				     preempts[pi][1]);
+				ck_assert_msg(
+					ev.left == raw.left &&
+						ev.at[3] == raw.at[3],
+					"budget %" PRIu64 " write %" PRIu64
+					" preempt %" PRIu64
+					": event-driven left %" PRIu64
+					" at %" PRIu64 ", loop left %" PRIu64
+					" at %" PRIu64,
+					budgets[bi], writes[wi],
+					preempts[pi][0], ev.left, ev.at[3],
+					raw.left, raw.at[3]);
+				cases++;
+			}
+	ck_assert_int_eq(cases, 144);
+}
+END_TEST
+
+/* A condition over two lines wakes on a write to either. */
+START_TEST(test_two_lines)
+{
+	struct probe a = {.work_ps = 700300, .mode = P_WRITE_Y};
+	struct probe b = {.mode = P_TWO_LINES};
+
+	run2(&a, &b, 0, 0);
+	/* b: x miss 100900, y miss 100900, relax: grid0 203800, period
+	 * 2 hits + relax = 4000.  Write to y at 700300: k = 124 + 2,
+	 * r = 203800 + 125 * 4000 = 703800.  Re-read x (hit, 1000), then
+	 * y: busy until 700300 + 100900 = 801200, + SMT 4100 = 805300. */
+	ck_assert_uint_eq(b.at[3], 805300);
+}
+END_TEST
+
+/* Work interrupted by an undispatch resumes where it stopped. */
+START_TEST(test_work_carried)
+{
+	struct probe a = {.mode = P_WORK};
+	struct probe b = {.work_ps = 1000000, .mode = P_WORK};
+
+	run2(&a, &b, 400000, 500000);
+	ck_assert_uint_eq(b.at[3], 1500000);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc = tcase_create("engine");
+
+	tcase_add_test(tc, test_horizon_order);
+	tcase_add_test(tc, test_wake_on_write);
+	tcase_add_test(tc, test_budget_exhausted_preempted);
+	tcase_add_test(tc, test_budget_equals_iterating);
+	tcase_add_test(tc, test_two_lines);
+	tcase_add_test(tc, test_work_carried);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

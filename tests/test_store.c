@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The results store: write a run, reopen the file, read every kind of row
+ * back and compare with the results it came from; a failed insert leaves
+ * nothing; a newer schema is refused.
+ */
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "tools/store.h"
+#include "tests/testutil.h"
+
+static char *tmpdb(void)
+{
+	char *dir = g_dir_make_tmp("qsim-store-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "r.db", NULL);
+
+	g_free(dir);
+	return path;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static double query_real(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	double v = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+START_TEST(test_write_reopen_read)
+{
+	g_autofree char *path = tmpdb();
+	g_autofree char *text = tu_scenario("ticket", 8, 4, 5);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+	GError *err = NULL;
+	struct store *st;
+	int64_t id = 0;
+	int64_t hist_total = 0;
+	char sql[256];
+
+	tu_model(cfg, &res);
+	st = store_open(path, &err);
+	ck_assert_ptr_nonnull(st);
+	ck_assert(store_run_insert(st, cfg, &res, &id, &err));
+	ck_assert_int_eq(id, 1);
+	store_close(st);
+
+	st = store_open(path, &err); /* reopen: no re-migration */
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM runs"), 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT seed FROM runs"), 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT vcpus FROM runs"), 8);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM vcpu_results"),
+			 8);
+	ck_assert_int_eq(query_int(st->db, "SELECT acquisitions FROM "
+					   "lock_results WHERE lock = 0"),
+			 res.locks[0].acquisitions);
+	ck_assert(query_real(st->db, "SELECT lat_p99_ns FROM lock_results") ==
+		  res.locks[0].lat_p99_ns);
+	/* Per-vCPU acquisitions add up to the lock's. */
+	ck_assert_int_eq(query_int(st->db, "SELECT SUM(acquisitions) FROM "
+					   "vcpu_results"),
+			 res.locks[0].acquisitions);
+	for (unsigned int v = 0; v < res.nvcpus; v++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT hv_dispatches FROM vcpu_results WHERE vcpu = "
+			 "%u",
+			 v);
+		ck_assert_int_eq(query_int(st->db, sql),
+				 (int64_t)res.vcpus[v].hv.dispatches);
+	}
+	/* The latency histogram holds every acquisition once. */
+	for (unsigned int b = 0; b < SIM_HIST_NBUCKETS; b++)
+		hist_total += (int64_t)res.locks[0].latency.buckets[b];
+	ck_assert_int_eq(hist_total, res.locks[0].acquisitions);
+	ck_assert_int_eq(query_int(st->db, "SELECT SUM(count) FROM histograms "
+					   "WHERE metric = 'latency'"),
+			 hist_total);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM counters "
+					   "WHERE name = 'sim_events'"),
+			 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM run_summary"),
+			 1);
+	/* The stored scenario reproduces the run's parameters. */
+	ck_assert_int_eq(query_int(st->db, "SELECT instr(params, "
+					   "'type=ticket') > 0 FROM runs"),
+			 1);
+	store_close(st);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_failed_insert_leaves_nothing)
+{
+	g_autofree char *path = tmpdb();
+	g_autofree char *text = tu_scenario("tas", 4, 4, 2);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+	GError *err = NULL;
+	struct store *st;
+	int64_t id;
+
+	tu_model(cfg, &res);
+	st = store_open(path, &err);
+	ck_assert_ptr_nonnull(st);
+	/* Make the histogram insert fail half-way through the run. */
+	ck_assert_int_eq(sqlite3_exec(st->db,
+				      "CREATE TRIGGER boom BEFORE INSERT ON "
+				      "histograms BEGIN SELECT RAISE(ABORT, "
+				      "'boom'); END",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert(!store_run_insert(st, cfg, &res, &id, &err));
+	ck_assert(strstr(err->message, "boom"));
+	g_clear_error(&err);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM runs"), 0);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM vcpu_results"),
+			 0);
+	store_close(st);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_newer_schema_refused)
+{
+	g_autofree char *path = tmpdb();
+	sqlite3 *db;
+	GError *err = NULL;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL);
+	sqlite3_close(db);
+	ck_assert_ptr_null(store_open(path, &err));
+	ck_assert(strstr(err->message, "newer than this qsim"));
+	g_error_free(err);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_write_reopen_read);
+	tcase_add_test(tc, test_failed_insert_leaves_nothing);
+	tcase_add_test(tc, test_newer_schema_refused);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

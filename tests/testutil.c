@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "tests/testutil.h"
+
+const struct sim_cost tu_cost = {
+	.hit_ps = 1000,
+	.smt_ps = 4100,
+	.chip_ps = 25300,
+	.remote_ps = 90700,
+	.mem_ps = 100900,
+	.atomic_ps = 8100,
+	.relax_ps = 2000,
+	.barrier_ps = 15000,
+};
+
+void tu_sim_init(struct sim *s, unsigned int npcpus)
+{
+	struct sim_topo topo = {4, 20, npcpus};
+
+	sim_init(s, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+}
+
+int tu_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+struct qsim_config *tu_config(const char *text, ...)
+{
+	GPtrArray *o = g_ptr_array_new();
+	struct qsim_config *cfg;
+	GError *err = NULL;
+	va_list ap;
+	const char *a;
+
+	va_start(ap, text);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(o, (gpointer)a);
+	va_end(ap);
+	g_ptr_array_add(o, NULL);
+	cfg = cfg_load_text("test.ini", text, (char **)o->pdata, &err);
+	if (!cfg)
+		ck_abort_msg("config rejected: %s", err->message);
+	g_ptr_array_free(o, TRUE);
+	return cfg;
+}
+
+void tu_model(const struct qsim_config *cfg, struct qsim_results *res)
+{
+	GError *err = NULL;
+
+	ck_assert_msg(qsim_model_run(cfg, res, &err), "model run failed");
+}
+
+char *tu_scenario(const char *lock, unsigned int vcpus, unsigned int pcpus,
+		  unsigned int ms)
+{
+	return g_strdup_printf("[run]\nduration = %ums\nwarmup = 1ms\n"
+			       "[machine]\npcpus = %u\n"
+			       "[hypervisor]\nslice = 1ms\n"
+			       "[partition]\nvcpus = %u\n"
+			       "[lock]\ntype = %s\n",
+			       ms, pcpus, vcpus, lock);
+}
