@@ -431,6 +431,40 @@ long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
 	return hcall_exit(v, H_SUCCESS);
 }
 
+long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
+{
+	sim_time_t t = hcall_enter(v);
+
+	if (v->kick_latch) {
+		v->kick_latch = false;
+		v->st.kick_returns++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	v->st.halts++;
+	vcpu_sleep(v, t, true);
+	return hcall_exit(v, H_SUCCESS);
+}
+
+long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target)
+{
+	struct hv *hv = v->hv;
+	sim_time_t t = hcall_enter(v);
+	struct hv_vcpu *tv;
+
+	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
+		return hcall_exit(v, H_PARAMETER);
+	tv = v->part->vcpus[target];
+	v->st.kicks++;
+	if (tv->state == HV_CEDED) {
+		tv->state = HV_WAKING;
+		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
+	} else if (tv->state != HV_WAKING) {
+		tv->kick_latch = true;
+		v->st.kicks_latched++;
+	}
+	return hcall_exit(v, H_SUCCESS);
+}
+
 bool hv_check_invariants(const struct hv *hv)
 {
 	unsigned int queued = 0;

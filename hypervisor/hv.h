@@ -58,7 +58,11 @@ struct hv_pcpu;
 	X(prods, "H_PROD calls made")                                          \
 	X(prods_latched, "H_PROD calls that set the target's prod latch")      \
 	X(cedes, "H_CEDE calls (and confers to self) that slept")              \
-	X(latch_returns, "cede/confer calls cut short by a set prod latch")
+	X(latch_returns, "cede/confer calls cut short by a set prod latch")    \
+	X(halts, "KVM halts that slept")                                       \
+	X(kicks, "KVM kick hypercalls made")                                   \
+	X(kicks_latched, "kicks that found the target awake (pv_unhalt set)")  \
+	X(kick_returns, "halts cut short by a pending kick")
 
 struct hv_vcpu_stats {
 #define X(name, doc) uint64_t name;
@@ -89,6 +93,7 @@ struct hv_vcpu {
 	struct hv_lppaca *lppaca;
 	enum hv_vcpu_state state;
 	bool prod_latch;
+	bool kick_latch; /* KVM's pending unhalt */
 	struct hv_pcpu *pcpu;
 	int last_pcpu;
 	struct hv_vcpu *rq_next, *rq_prev;
@@ -118,6 +123,7 @@ struct hv_partition {
 	unsigned int nvcpus;
 	bool shared; /* SPLPAR: shared processors */
 	struct hv_vcpu **vcpus;
+	void *guest; /* the guest kernel's lock globals (its own per partition) */
 };
 
 struct hv_params {
@@ -185,6 +191,9 @@ long coroutine_fn hv_hcall_cede(struct hv_vcpu *v);
 long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 				  uint32_t yield_count);
 long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target);
+/* The KVM flavour: halt until kicked, with the pending-kick latch. */
+long coroutine_fn hv_hcall_halt(struct hv_vcpu *v);
+long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target);
 
 bool hv_check_invariants(const struct hv *hv);
 

@@ -2,13 +2,48 @@
 /*
  * The lock registry: one ops table per algorithm, the same verbs for all
  * (docs/locks.md).  A lock lives in guest memory (the arena); the table
- * says how big it is.  Lock code itself sees only the shim.
+ * says how big it is.  A lock algorithm may also keep guest-kernel globals
+ * (per-CPU queue nodes, the pv hash table): each partition gets its own
+ * copy, sized by global_size and set up by global_init.  Lock code itself
+ * sees only the shim.
  */
 #ifndef QSIM_LOCKS_LOCK_H
 #define QSIM_LOCKS_LOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* How pv_wait / pv_kick map onto the hypervisor (docs/locks.md). */
+enum lk_pv_mapping {
+	LK_PV_SPLPAR_UNDIRECTED, /* 2020 powerpc: one H_CONFER(-1); H_PROD */
+	LK_PV_SPLPAR_DIRECTED,	 /* 2016 proposal: confer to the holder */
+	LK_PV_SPLPAR_CEDE,	 /* H_CEDE until prodded; H_PROD */
+	LK_PV_KVM,		 /* halt until kicked; kick hypercall */
+};
+
+/* Which early-wait test a queued pv waiter applies every 256 spins. */
+enum lk_wait_early {
+	LK_WAIT_EARLY_PREV_STATE,     /* predecessor's pv state only (6.x) */
+	LK_WAIT_EARLY_PREV_PREEMPTED, /* ... or its vCPU preempted (4.15) */
+};
+
+enum lk_steal {
+	LK_STEAL_HYBRID,  /* hybrid queued/unfair trylock (current) */
+	LK_STEAL_ONESHOT, /* one steal attempt at entry (4.5 - 4.19) */
+	LK_STEAL_NONE,	  /* no stealing (4.2) */
+};
+
+/* Tunables, from the scenario's [lock] section. */
+struct lk_params {
+	uint32_t spin_threshold; /* SPIN_THRESHOLD */
+	uint32_t pending_loops;	 /* _Q_PENDING_LOOPS */
+	enum lk_wait_early wait_early;
+	enum lk_steal steal;
+	enum lk_pv_mapping pv_mapping;
+	unsigned int line_bytes;
+	unsigned int page_bytes;
+};
 
 struct lk_ops {
 	const char *name;
@@ -19,8 +54,14 @@ struct lk_ops {
 	void (*lock)(void *lock);
 	void (*unlock)(void *lock);
 	bool (*trylock)(void *lock);
+	/* Guest-kernel globals, per partition (0 = none). */
+	size_t (*global_size)(const struct lk_params *p, unsigned int nr_cpus);
+	void (*global_init)(void *globals, const struct lk_params *p,
+			    unsigned int nr_cpus);
 	/* Deliberately broken: validation must report a violation. */
 	bool broken;
+	/* Uses pv_wait/pv_kick, so the pv mapping matters. */
+	bool paravirt;
 };
 
 /* NULL-terminated, in `qsim list` order. */
@@ -29,6 +70,13 @@ const struct lk_ops *lk_find(const char *name);
 
 extern const struct lk_ops lk_tas_ops;
 extern const struct lk_ops lk_ticket_ops;
+extern const struct lk_ops lk_qspinlock_ops;
+extern const struct lk_ops lk_pv_qspinlock_ops;
+extern const struct lk_ops lk_unfair_ops;
 extern const struct lk_ops lk_busted_ops;
+
+const char *lk_pv_mapping_name(enum lk_pv_mapping m);
+/* The inverse; the name must be valid (config validated it). */
+enum lk_pv_mapping lk_pv_mapping_parse(const char *name);
 
 #endif

@@ -1,14 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * The registry of lock ops tables, looked up by name.
+ * The registry of lock ops tables, looked up by name, and the lock-event
+ * names.
  */
 #include <string.h>
 
 #include "locks/lock.h"
+#include "locks/lock_events.h"
+#include "sim/engine.h"
+
+_Static_assert(LOCKEVENT_NUM <= SIM_CPU_COUNTERS,
+	       "more lock events than per-cpu counter slots");
+
+const char *const lock_event_names[LOCKEVENT_NUM] = {
+#define X(name, kind) #name,
+	LOCK_EVENTS(X)
+#undef X
+};
 
 const struct lk_ops *const lk_registry[] = {
 	&lk_tas_ops,
 	&lk_ticket_ops,
+	&lk_qspinlock_ops,
+	&lk_pv_qspinlock_ops,
+	&lk_unfair_ops,
 	&lk_busted_ops,
 	NULL,
 };
@@ -19,4 +34,29 @@ const struct lk_ops *lk_find(const char *name)
 		if (strcmp(lk_registry[i]->name, name) == 0)
 			return lk_registry[i];
 	return NULL;
+}
+
+const char *lk_pv_mapping_name(enum lk_pv_mapping m)
+{
+	switch (m) {
+	case LK_PV_SPLPAR_UNDIRECTED:
+		return "splpar-undirected";
+	case LK_PV_SPLPAR_DIRECTED:
+		return "splpar-directed";
+	case LK_PV_SPLPAR_CEDE:
+		return "splpar-cede";
+	case LK_PV_KVM:
+		return "kvm";
+	}
+	return "?";
+}
+
+enum lk_pv_mapping lk_pv_mapping_parse(const char *name)
+{
+	for (int m = LK_PV_SPLPAR_UNDIRECTED; m <= LK_PV_KVM; m++)
+		if (strcmp(lk_pv_mapping_name((enum lk_pv_mapping)m), name) ==
+		    0)
+			return (enum lk_pv_mapping)m;
+	QSIM_BUG_ON(1, "unknown pv mapping %s", name);
+	return LK_PV_SPLPAR_UNDIRECTED;
 }

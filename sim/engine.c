@@ -262,6 +262,15 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
 	sim_coro_yield();
 }
 
+void sim_report_violation(struct sim_cpu *c, const char *msg)
+{
+	struct sim *s = c->sim;
+
+	if (s->violation_hook)
+		s->violation_hook(s->hook_data, c, msg);
+	s->stop = true;
+}
+
 void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c)
 {
 	c->sim->stop = true;

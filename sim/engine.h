@@ -49,6 +49,7 @@
 #include "sim/mem.h"
 
 #define SIM_WAIT_MAX_LINES 4
+#define SIM_CPU_COUNTERS   48 /* per-cpu event counter slots, named above */
 #define SIM_BUDGET_NONE	   UINT64_MAX
 
 /* Event priorities at equal time: hypervisor first, then cpus, then checks. */
@@ -121,7 +122,13 @@ struct sim_cpu {
 	sim_time_t acct_since;
 	sim_time_t acct_ps[SIM_ACCT_NR];
 	uint64_t wakeups; /* spin waits ended by a write */
+	/* Event counters; the lock layer names the slots (lock_events.h). */
+	uint64_t counters[SIM_CPU_COUNTERS];
 };
+
+/* Receiver of model violations found by lock code (the workload). */
+typedef void (*sim_violation_hook)(void *data, struct sim_cpu *cpu,
+				   const char *msg);
 
 /* Observer of dispatch changes (lock-holder preemption metrics). */
 typedef void (*sim_dispatch_hook)(void *data, struct sim_cpu *cpu, bool on,
@@ -139,6 +146,7 @@ struct sim {
 	uint64_t switches;
 	bool stop;
 	sim_dispatch_hook dispatch_hook;
+	sim_violation_hook violation_hook;
 	void *hook_data;
 };
 
@@ -184,6 +192,9 @@ static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 	c->now_ps += ps;
 	sim_cpu_sync(c);
 }
+
+/* A lock invariant broke on @c: hand it to the hook and stop the run. */
+void sim_report_violation(struct sim_cpu *c, const char *msg);
 
 /* Stop the simulation from inside a cpu; never returns. */
 void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c) __attribute__((noreturn));

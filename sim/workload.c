@@ -79,6 +79,8 @@ const char *wl_violation_name(enum wl_violation v)
 		return "hang";
 	case WL_VIOL_DEADLOCK:
 		return "deadlock";
+	case WL_VIOL_LOCK:
+		return "lock-invariant";
 	}
 	return "?";
 }
@@ -297,8 +299,18 @@ static void watchdog_ev(struct sim_event *ev)
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
 }
 
+static void violation_hook(void *data, struct sim_cpu *c, const char *msg)
+{
+	struct wl *w = data;
+	struct wl_vcpu *v = c->workload;
+
+	wl_violation(w, WL_VIOL_LOCK, c->now_ps, "vCPU %u: %s",
+		     v ? v->idx : c->id, msg);
+}
+
 void wl_start(struct wl *w, sim_time_t t)
 {
+	w->sim->violation_hook = violation_hook;
 	w->sim->dispatch_hook = dispatch_hook;
 	w->sim->hook_data = w;
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));

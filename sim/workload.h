@@ -37,6 +37,7 @@ enum wl_violation {
 	WL_VIOL_MUTEX,
 	WL_VIOL_HANG,
 	WL_VIOL_DEADLOCK,
+	WL_VIOL_LOCK, /* an invariant inside the lock code */
 };
 
 struct wl_params {

@@ -179,6 +179,56 @@ START_TEST(test_list_and_usage)
 }
 END_TEST
 
+/* Every shipped scenario is valid; every scenario key is documented. */
+START_TEST(test_scenarios_and_docs)
+{
+	g_autofree char *dir = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+						NULL);
+	g_autofree char *doc_path = g_build_filename(
+		QSIM_SOURCE_DIR, "docs", "scenarios.md", NULL);
+	g_autofree char *doc = NULL, *out = NULL, *err = NULL;
+	g_auto(GStrv) lines = NULL;
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	int n = 0, keys = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((name = g_dir_read_name(d))) {
+		g_autofree char *p = NULL;
+		GError *e = NULL;
+		struct qsim_config *cfg;
+
+		if (!g_str_has_suffix(name, ".ini"))
+			continue;
+		p = g_build_filename(dir, name, NULL);
+		cfg = cfg_load(p, NULL, &e);
+		ck_assert_msg(cfg, "%s: %s", name, e ? e->message : "");
+		cfg_free(cfg);
+		n++;
+	}
+	g_dir_close(d);
+	ck_assert_int_ge(n, 9);
+
+	ck_assert(g_file_get_contents(doc_path, &doc, NULL, NULL));
+	ck_assert_int_eq(qsim(&out, &err, "list", "keys", NULL), 0);
+	lines = g_strsplit(out, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_auto(GStrv) f = NULL;
+		g_autofree char *cell = NULL;
+
+		/* Key lines: two spaces, the key, then its type. */
+		if (!g_str_has_prefix(*l, "  ") || (*l)[2] == ' ')
+			continue;
+		f = g_strsplit_set(g_strstrip(*l), " ", 2);
+		cell = g_strdup_printf("| %s |", f[0]);
+		ck_assert_msg(strstr(doc, cell), "docs/scenarios.md lacks %s",
+			      f[0]);
+		keys++;
+	}
+	ck_assert_int_ge(keys, 30);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -189,6 +239,7 @@ int main(void)
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);
+	tcase_add_test(tc, test_scenarios_and_docs);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -54,6 +54,25 @@ static const struct bad bad_inputs[] = {
 	{"[lock]\ntype = spinlock\n",
 	 NULL,
 	 {"[lock] type = 'spinlock'", "tas", "ticket"}},
+	{"[lock]\npv_mapping = xen\n",
+	 NULL,
+	 {"[lock] pv_mapping = 'xen'",
+	  "splpar-undirected, splpar-directed, splpar-cede, kvm", NULL}},
+	{"[lock]\nSPIN_THRESHOLD = 0\n",
+	 NULL,
+	 {"[lock] SPIN_THRESHOLD = '0'", "from 1 to", NULL}},
+	{"[lock]\nspin_threshold = 10\n",
+	 NULL,
+	 {"unknown key 'spin_threshold'", "SPIN_THRESHOLD", NULL}},
+	{"[lock]\nsteal = always\n",
+	 NULL,
+	 {"[lock] steal", "hybrid, oneshot, none", NULL}},
+	{"[lock]\nwait_early = never\n",
+	 NULL,
+	 {"[lock] wait_early", "prev-state, prev-preempted", NULL}},
+	{"[machine]\npage_size = 5000\n",
+	 NULL,
+	 {"[machine] page_size = 5000", "power of two", NULL}},
 	{"[workload]\ncs = exp:\n",
 	 NULL,
 	 {"[workload] cs = 'exp:'", "exp:MEAN", NULL}},
@@ -92,7 +111,7 @@ START_TEST(test_bad_inputs)
 	struct qsim_config *cfg;
 
 	cfg = cfg_load_text("test.ini", b->text, set, &err);
-	ck_assert_msg(cfg == NULL, "input %d was accepted", _i);
+	ck_assert_msg(cfg == NULL, "input %d was accepted: %s", _i, b->text);
 	ck_assert(err != NULL);
 	for (int i = 0; i < 3 && b->expect[i]; i++)
 		ck_assert_msg(strstr(err->message, b->expect[i]),
@@ -118,7 +137,13 @@ START_TEST(test_defaults_and_units)
 	ck_assert_int_eq(cfg->cs.kind, SIM_DIST_EXP);
 	ck_assert_uint_eq(cfg->cs.a_ps, 150000);
 	ck_assert_uint_eq(cfg->think.a_ps, SIM_US);
-	ck_assert_str_eq(cfg->lock, "tas");
+	ck_assert_str_eq(cfg->lock, "pv_qspinlock");
+	ck_assert_str_eq(cfg->pv_mapping, "splpar-undirected");
+	ck_assert_uint_eq(cfg->spin_threshold, 1u << 15);
+	ck_assert_uint_eq(cfg->pending_loops, 1u << 9);
+	ck_assert_str_eq(cfg->steal, "hybrid");
+	ck_assert_str_eq(cfg->wait_early, "prev-state");
+	ck_assert_uint_eq(cfg->page_bytes, 65536);
 	ck_assert(cfg->shared);
 	/* Every key appears in the resolved text. */
 	ck_assert(strstr(cfg->resolved, "[cost]"));

@@ -46,7 +46,7 @@ static double query_real(sqlite3 *db, const char *sql)
 START_TEST(test_write_reopen_read)
 {
 	g_autofree char *path = tmpdb();
-	g_autofree char *text = tu_scenario("ticket", 8, 4, 5);
+	g_autofree char *text = tu_scenario("pv_qspinlock", 8, 4, 5);
 	struct qsim_config *cfg = tu_config(text, NULL);
 	struct qsim_results res;
 	GError *err = NULL;
@@ -101,9 +101,19 @@ START_TEST(test_write_reopen_read)
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM run_summary"),
 			 1);
 	/* The stored scenario reproduces the run's parameters. */
-	ck_assert_int_eq(query_int(st->db, "SELECT instr(params, "
-					   "'type=ticket') > 0 FROM runs"),
+	ck_assert_int_eq(query_int(st->db,
+				   "SELECT instr(params, "
+				   "'type=pv_qspinlock') > 0 FROM runs"),
 			 1);
+	/* Lock events: per-vCPU rows add up to the run's counter. */
+	ck_assert_int_gt(res.lock_events[LOCKEVENT_pv_kick_unlock], 0);
+	ck_assert_int_eq(query_int(st->db, "SELECT SUM(value) FROM "
+					   "vcpu_counters WHERE name = "
+					   "'pv_kick_unlock'"),
+			 (int64_t)res.lock_events[LOCKEVENT_pv_kick_unlock]);
+	ck_assert_int_eq(query_int(st->db, "SELECT value FROM counters WHERE "
+					   "name = 'pv_kick_unlock'"),
+			 (int64_t)res.lock_events[LOCKEVENT_pv_kick_unlock]);
 	store_close(st);
 	qsim_results_clear(&res);
 	cfg_free(cfg);
@@ -142,6 +152,30 @@ START_TEST(test_failed_insert_leaves_nothing)
 }
 END_TEST
 
+/* A version-1 file is migrated forward on open, its rows kept. */
+START_TEST(test_migrates_v1)
+{
+	g_autofree char *path = tmpdb();
+	GError *err = NULL;
+	struct store *st = store_open(path, &err);
+
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(sqlite3_exec(st->db,
+				      "DROP TABLE vcpu_counters; "
+				      "PRAGMA user_version = 1",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	store_close(st);
+	st = store_open(path, &err);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 2);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "vcpu_counters"),
+			 0);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_newer_schema_refused)
 {
 	g_autofree char *path = tmpdb();
@@ -166,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, test_write_reopen_read);
 	tcase_add_test(tc, test_failed_insert_leaves_nothing);
 	tcase_add_test(tc, test_newer_schema_refused);
+	tcase_add_test(tc, test_migrates_v1);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -28,7 +28,7 @@ enum cfg_type {
 
 struct cfg_preset {
 	const char *name;
-	unsigned int smt, cores_per_chip, line_bytes;
+	unsigned int smt, cores_per_chip, line_bytes, page_bytes;
 	struct sim_cost cost;
 };
 
@@ -38,6 +38,7 @@ static const struct cfg_preset presets[] = {
 	 4,
 	 20,
 	 128,
+	 65536,
 	 {.hit_ps = 1000,
 	  .smt_ps = 4000,
 	  .chip_ps = 25000,
@@ -50,6 +51,7 @@ static const struct cfg_preset presets[] = {
 	 8,
 	 15,
 	 128,
+	 65536,
 	 {.hit_ps = 1000,
 	  .smt_ps = 4000,
 	  .chip_ps = 20000,
@@ -62,6 +64,7 @@ static const struct cfg_preset presets[] = {
 	 2,
 	 28,
 	 64,
+	 4096,
 	 {.hit_ps = 1000,
 	  .smt_ps = 5000,
 	  .chip_ps = 40000,
@@ -92,6 +95,28 @@ static const char *choice_lock(unsigned int i)
 static const char *choice_workload(unsigned int i)
 {
 	return i == 0 ? "locktest" : NULL;
+}
+
+static const char *choice_mapping(unsigned int i)
+{
+	static const char *const m[] = {"splpar-undirected", "splpar-directed",
+					"splpar-cede", "kvm", NULL};
+
+	return m[i];
+}
+
+static const char *choice_wait_early(unsigned int i)
+{
+	static const char *const m[] = {"prev-state", "prev-preempted", NULL};
+
+	return m[i];
+}
+
+static const char *choice_steal(unsigned int i)
+{
+	static const char *const m[] = {"hybrid", "oneshot", "none", NULL};
+
+	return m[i];
 }
 
 static const char *choice_pick(unsigned int i)
@@ -136,6 +161,8 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(line_bytes), "cache line size in bytes (a power of two)"},
 	{"machine", "stack_kib", CT_UINT, "64", 16, 8192, NULL, OFF(stack_kib),
 	 "coroutine stack per vCPU, KiB"},
+	{"machine", "page_size", CT_UINT, PRESET, 4096, 1 << 20, NULL,
+	 OFF(page_bytes), "guest page size in bytes (sizes the pv hash)"},
 
 	{"cost", "hit", CT_TIME, PRESET, 0, T(SIM_MS), NULL, OFF(cost.hit_ps),
 	 "access to a line this pCPU holds"},
@@ -174,8 +201,23 @@ static const struct cfg_key cfg_keys[] = {
 	{"partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
 	 "shared-processor LPAR (SPLPAR): paravirt lock paths on"},
 
-	{"lock", "type", CT_ENUM, "tas", 0, 0, choice_lock, OFF(lock),
+	{"lock", "type", CT_ENUM, "pv_qspinlock", 0, 0, choice_lock, OFF(lock),
 	 "lock algorithm (qsim list locks)"},
+	{"lock", "pv_mapping", CT_ENUM, "splpar-undirected", 0, 0,
+	 choice_mapping, OFF(pv_mapping),
+	 "how pv_wait/pv_kick map onto the hypervisor (pv_qspinlock)"},
+	{"lock", "SPIN_THRESHOLD", CT_UINT, "32768", 1, 1u << 30, NULL,
+	 OFF(spin_threshold), "spins before a pv waiter calls pv_wait"},
+	{"lock", "_Q_PENDING_LOOPS", CT_UINT, "512", 0, 1u << 30, NULL,
+	 OFF(pending_loops),
+	 "reads waiting out a pending->locked hand-over (qspinlock)"},
+	{"lock", "wait_early", CT_ENUM, "prev-state", 0, 0, choice_wait_early,
+	 OFF(wait_early),
+	 "pv waiter halts early when prev is not running: prev-state (6.x) "
+	 "or prev-preempted (also prev's vCPU preempted, 4.15)"},
+	{"lock", "steal", CT_ENUM, "hybrid", 0, 0, choice_steal, OFF(steal),
+	 "pv entry trylock: hybrid (unfair while the head sleeps), oneshot, "
+	 "none"},
 
 	{"workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
 	 OFF(workload), "what every vCPU runs"},
@@ -373,6 +415,8 @@ static char *default_text(const struct cfg_key *k, const struct cfg_preset *p)
 		return g_strdup_printf("%u", p->cores_per_chip);
 	if (strcmp(k->key, "line_size") == 0)
 		return g_strdup_printf("%u", p->line_bytes);
+	if (strcmp(k->key, "page_size") == 0)
+		return g_strdup_printf("%u", p->page_bytes);
 	/* [cost] keys: the preset's value at the same offset. */
 	cost = (const sim_time_t *)((const char *)&p->cost +
 				    (k->off - OFF(cost)));
@@ -474,6 +518,9 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->preset);
 	g_free(cfg->policy);
 	g_free(cfg->lock);
+	g_free(cfg->wait_early);
+	g_free(cfg->steal);
+	g_free(cfg->pv_mapping);
 	g_free(cfg->workload);
 	g_free(cfg->pick);
 	g_free(cfg);
@@ -489,10 +536,11 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			    path, cfg->line_bytes);
 		return false;
 	}
-	if (cfg->vcpus > 0xffff) {
+	if (cfg->page_bytes & (cfg->page_bytes - 1)) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [partition] vcpus = %u: at most 65535", path,
-			    cfg->vcpus);
+			    "%s: [machine] page_size = %u: must be a power of "
+			    "two from 4096 to 1048576",
+			    path, cfg->page_bytes);
 		return false;
 	}
 	return true;

@@ -45,6 +45,7 @@ struct qsim_config {
 	unsigned int cores_per_chip;
 	unsigned int line_bytes;
 	unsigned int stack_kib;
+	unsigned int page_bytes;
 	/* [cost] */
 	struct sim_cost cost;
 	/* [hypervisor] */
@@ -59,6 +60,11 @@ struct qsim_config {
 	bool shared;
 	/* [lock] */
 	char *lock;
+	unsigned int spin_threshold;
+	unsigned int pending_loops;
+	char *wait_early;
+	char *steal;
+	char *pv_mapping;
 	/* [workload] */
 	char *workload;
 	unsigned int nlocks;

@@ -30,6 +30,7 @@ static void warmup_ev(struct sim_event *ev)
 
 		sim_cpu_flush_acct(c, t);
 		memset(c->acct_ps, 0, sizeof(c->acct_ps));
+		memset(c->counters, 0, sizeof(c->counters));
 		c->wakeups = 0;
 	}
 }
@@ -184,6 +185,10 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		v->idle_ns = ns(c->acct_ps[SIM_ACCT_IDLE]);
 		v->spin_wakeups = (int64_t)c->wakeups;
 		v->hv = r->hv.vcpus[i]->st;
+		for (int e = 0; e < LOCKEVENT_NUM; e++) {
+			v->lock_events[e] = c->counters[e];
+			res->lock_events[e] += c->counters[e];
+		}
 		for (int a = 0; a < SIM_ACCT_NR; a++)
 			split[a] += c->acct_ps[a];
 #define X(name, doc) tot.name += v->hv.name;
@@ -216,6 +221,28 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 #define X(name, doc) counter_add(res->counters, "hv_" #name, tot.name);
 	HV_VCPU_STATS(X)
 #undef X
+	for (int e = 0; e < LOCKEVENT_NUM; e++)
+		counter_add(res->counters, lock_event_names[e],
+			    res->lock_events[e]);
+	{
+		uint64_t unl = res->lock_events[LOCKEVENT_pv_kick_unlock];
+		uint64_t wake = res->lock_events[LOCKEVENT_pv_kick_wake];
+
+		res->pv_hash_hops_avg =
+			unl ? (double)res->lock_events[LOCKEVENT_pv_hash_hops] /
+					(double)unl
+			    : 0;
+		res->pv_latency_kick_ns =
+			unl ? (double)res->lock_events
+						[LOCKEVENT_pv_latency_kick] /
+					(double)unl
+			    : 0;
+		res->pv_latency_wake_ns =
+			wake ? (double)res->lock_events
+						[LOCKEVENT_pv_latency_wake] /
+					(double)wake
+			     : 0;
+	}
 	counter_add(res->counters, "sim_events", res->events);
 	counter_add(res->counters, "sim_switches", res->switches);
 }
@@ -245,9 +272,22 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.hang_bound_ps = cfg->hang_bound_ps,
 		.seed = cfg->seed,
 	};
+	struct lk_params lp = {
+		.spin_threshold = cfg->spin_threshold,
+		.pending_loops = cfg->pending_loops,
+		.wait_early = strcmp(cfg->wait_early, "prev-preempted") == 0
+				      ? LK_WAIT_EARLY_PREV_PREEMPTED
+				      : LK_WAIT_EARLY_PREV_STATE,
+		.steal = strcmp(cfg->steal, "oneshot") == 0 ? LK_STEAL_ONESHOT
+			 : strcmp(cfg->steal, "none") == 0  ? LK_STEAL_NONE
+							    : LK_STEAL_HYBRID,
+		.pv_mapping = lk_pv_mapping_parse(cfg->pv_mapping),
+		.line_bytes = cfg->line_bytes,
+		.page_bytes = cfg->page_bytes,
+	};
 	size_t line = cfg->line_bytes;
-	size_t arena = (size_t)(cfg->vcpus + cfg->nlocks + 64) * line * 4 +
-		       (16u << 20);
+	size_t arena = (size_t)(cfg->vcpus + cfg->nlocks + 64) * line * 8 +
+		       (64u << 20);
 	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
 	g_autofree void **args = g_new0(void *, cfg->vcpus);
 	sim_time_t end = cfg->warmup_ps + cfg->duration_ps;
@@ -271,6 +311,13 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	hv_partition_add(&r->hv, cfg->vcpus, cfg->shared, wl_vcpu_main, args);
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		wl_bind(&r->wl, i, r->hv.vcpus[i]->cpu);
+	if (ops->global_size) {
+		size_t gsz = ops->global_size(&lp, cfg->vcpus);
+		void *g = sim_mem_alloc(&r->sim.mem, gsz, line);
+
+		ops->global_init(g, &lp, cfg->vcpus);
+		r->hv.parts[0]->guest = g;
+	}
 	sim_mem_seal(&r->sim.mem);
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		ops->init(addrs[i]);

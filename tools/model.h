@@ -12,6 +12,7 @@
 #define QSIM_TOOLS_MODEL_H
 
 #include "hypervisor/hv.h"
+#include "locks/lock_events.h"
 #include "sim/workload.h"
 #include "tools/config.h"
 
@@ -60,6 +61,7 @@ struct qsim_vcpu_result {
 	QSIM_VCPU_COLS(X)
 #undef X
 	struct hv_vcpu_stats hv;
+	uint64_t lock_events[LOCKEVENT_NUM];
 };
 
 struct qsim_counter {
@@ -77,7 +79,10 @@ struct qsim_results {
 	unsigned int nlocks, nvcpus, npcpus;
 	struct qsim_lock_result *locks;
 	struct qsim_vcpu_result *vcpus;
-	GArray *counters; /* struct qsim_counter */
+	GArray *counters;		     /* struct qsim_counter */
+	uint64_t lock_events[LOCKEVENT_NUM]; /* totals over vCPUs */
+	/* kernel-style derived averages (0 when the divisor is 0) */
+	double pv_hash_hops_avg, pv_latency_kick_ns, pv_latency_wake_ns;
 	uint64_t events, switches;
 	double host_seconds;
 	/* pCPU time split over the measured interval, fractions of P*T */

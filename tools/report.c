@@ -50,6 +50,39 @@ static const char *fmt_rate(double ops, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The lock-event counters that fired, kernel names first, with the
+ * kernel's derived averages for the sum-type ones.
+ */
+static void report_lock_events(FILE *out, const struct qsim_results *res)
+{
+	int shown = 0;
+
+	for (int e = 0; e < LOCKEVENT_NUM; e++) {
+		uint64_t v = res->lock_events[e];
+
+		if (!v)
+			continue;
+		if (!shown++)
+			fprintf(out, "events   ");
+		else if (shown % 4 == 1)
+			fprintf(out, "\n         ");
+		if (e == LOCKEVENT_pv_hash_hops)
+			fprintf(out, " %s %.2f", lock_event_names[e],
+				res->pv_hash_hops_avg);
+		else if (e == LOCKEVENT_pv_latency_kick)
+			fprintf(out, " %s %.0fns", lock_event_names[e],
+				res->pv_latency_kick_ns);
+		else if (e == LOCKEVENT_pv_latency_wake)
+			fprintf(out, " %s %.0fns", lock_event_names[e],
+				res->pv_latency_wake_ns);
+		else
+			fprintf(out, " %s %" PRIu64, lock_event_names[e], v);
+	}
+	if (shown)
+		fputc('\n', out);
+}
+
 void report_summary(FILE *out, const struct qsim_config *cfg,
 		    const struct qsim_results *res)
 {
@@ -138,9 +171,16 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		tot.confers_directed, tot.confers_stale, tot.confers_yielded,
 		tot.confers_undirected, tot.prods, tot.prods_latched,
 		tot.cedes);
+	if (tot.halts || tot.kicks)
+		fprintf(out,
+			"kvm       halt %" PRIu64 " (cut short %" PRIu64
+			"); kick %" PRIu64 " (latched %" PRIu64 ")\n",
+			tot.halts, tot.kick_returns, tot.kicks,
+			tot.kicks_latched);
 	fprintf(out,
 		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions\n",
 		tot.dispatches, tot.preemptions);
+	report_lock_events(out, res);
 	fputc('\n', out);
 	{
 		g_autofree char *mn = report_thousands(res->acq_min);

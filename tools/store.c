@@ -173,6 +173,21 @@ static bool migrate(struct store *st, GError **error)
 			return false;
 		}
 	}
+	if (version < 2 &&
+	    !exec(st,
+		  "BEGIN IMMEDIATE;\n"
+		  "CREATE TABLE vcpu_counters (\n"
+		  "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+		  "CASCADE,\n"
+		  "  vcpu INTEGER NOT NULL,\n"
+		  "  name TEXT NOT NULL,\n"
+		  "  value INTEGER NOT NULL,\n"
+		  "  PRIMARY KEY (run_id, vcpu, name)\n);\n"
+		  "PRAGMA user_version = 2;\nCOMMIT;",
+		  error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
 	/* Later versions add "if (version < N)" steps here. */
 	return true;
 }
@@ -384,6 +399,36 @@ static bool insert_counters(struct store *st, int64_t run,
 	return true;
 }
 
+/* Per-vCPU lock-event counters; zeros are left out. */
+static bool insert_vcpu_counters(struct store *st, int64_t run,
+				 const struct qsim_results *res, GError **error)
+{
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO vcpu_counters (run_id, vcpu, name, "
+			       "value) VALUES (?, ?, ?, ?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the vCPU counter insert");
+	for (unsigned int v = 0; v < res->nvcpus; v++) {
+		for (int e = 0; e < LOCKEVENT_NUM; e++) {
+			uint64_t n = res->vcpus[v].lock_events[e];
+
+			if (!n)
+				continue;
+			sqlite3_reset(s);
+			sqlite3_bind_int64(s, 1, run);
+			sqlite3_bind_int(s, 2, (int)v);
+			bind_text(s, 3, lock_event_names[e]);
+			sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
+			if (sqlite3_step(s) != SQLITE_DONE)
+				return fail(st, error,
+					    "inserting vCPU counters");
+		}
+	}
+	return true;
+}
+
 static bool insert_hist(struct store *st, sqlite3_stmt *s, int64_t run,
 			unsigned int lock, const char *metric,
 			const struct sim_hist *h, GError **error)
@@ -442,6 +487,7 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 	if (!insert_locks(st, run, res, error) ||
 	    !insert_vcpus(st, run, res, error) ||
 	    !insert_counters(st, run, res, error) ||
+	    !insert_vcpu_counters(st, run, res, error) ||
 	    !insert_hists(st, run, res, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))

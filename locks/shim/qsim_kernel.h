@@ -293,6 +293,45 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 #define spin_end()	 HMT_medium()
 #define spin_cpu_relax() cpu_relax()
 
+/* --- lock-event counters (lock_events.h names) --- */
+
+#include "locks/lock_events.h"
+
+static inline void lk_event_add(enum lock_event ev, uint64_t n)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c)
+		c->counters[ev] += n;
+}
+
+#define lockevent_inc(ev)    lk_event_add(LOCKEVENT_##ev, 1)
+#define lockevent_add(ev, n) lk_event_add(LOCKEVENT_##ev, (uint64_t)(n))
+#define lockevent_cond_inc(ev, c)                        \
+	do {                                             \
+		if (c)                                   \
+			lk_event_add(LOCKEVENT_##ev, 1); \
+	} while (0)
+
+/* --- guest-kernel state and model hooks --- */
+
+/* This partition's lock globals (struct lk_ops.global_init). */
+void *lk_guest(void);
+/* A host-independent key for a guest address: its arena offset. */
+uint64_t lk_addr_key(const void *p);
+/* The kernel's multiplicative pointer hash, over lk_addr_key(). */
+uint32_t hash_ptr(const void *p, unsigned int bits);
+/* Local time in nanoseconds (sched_clock of the running vCPU). */
+uint64_t sched_clock(void);
+/* How often this vCPU has been dispatched (did an hcall really sleep?). */
+uint64_t lk_dispatch_count(void);
+/* A broken lock invariant: stop the run and report it (exit code 2). */
+void lk_violation(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+
+#define in_interrupt() 0
+#define prefetchw(p)   ((void)(p))
+
 /* --- CPUs and the paravirt interface --- */
 
 int smp_processor_id(void);
@@ -304,6 +343,12 @@ long plpar_hcall_norets(long opcode, ...);
 void yield_to_preempted(int cpu, u32 yield_count);
 void yield_to_any(void);
 void prod_cpu(int cpu);
+/* The KVM flavour's halt and KVM_HC_KICK_CPU. */
+void kvm_halt(void);
+void kvm_kick_cpu(int cpu);
+/* Generic pv interface, mapped per scenario (locks/pv_glue.c). */
+void pv_wait(u8 *ptr, u8 val);
+void pv_kick(int cpu);
 
 #define H_SUCCESS 0
 #define H_CEDE	  0xE0

@@ -4,6 +4,7 @@
  * identity, the lppaca accessors and the hcall entry, mapped onto the
  * engine and the hypervisor model.
  */
+#include <glib.h>
 #include <stdarg.h>
 
 #include "qsim_kernel.h"
@@ -110,4 +111,62 @@ void yield_to_any(void)
 void prod_cpu(int cpu)
 {
 	plpar_hcall_norets(H_PROD, (long)cpu);
+}
+
+void kvm_halt(void)
+{
+	hv_hcall_halt(self());
+}
+
+void kvm_kick_cpu(int cpu)
+{
+	hv_hcall_kick(self(), (long)cpu);
+}
+
+void *lk_guest(void)
+{
+	return self()->part->guest;
+}
+
+uint64_t lk_addr_key(const void *p)
+{
+	struct sim_cpu *c = sim_current();
+
+	BUG_ON(!c || !sim_mem_contains(&c->sim->mem, p));
+	return sim_mem_offset(&c->sim->mem, p);
+}
+
+uint32_t hash_ptr(const void *p, unsigned int bits)
+{
+	/* Multiply by 2^64 / phi and keep the top bits. */
+	uint64_t h = lk_addr_key(p) * 0x61C8864680B583EBULL;
+
+	return bits ? (uint32_t)(h >> (64 - bits)) : 0;
+}
+
+uint64_t sched_clock(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	return c ? c->now_ps / 1000 : 0;
+}
+
+uint64_t lk_dispatch_count(void)
+{
+	return self()->st.dispatches;
+}
+
+void lk_violation(const char *fmt, ...)
+{
+	struct sim_cpu *c = sim_current();
+	char *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	BUG_ON(!c);
+	sim_report_violation(c, msg);
+	g_free(msg);
+	sim_cpu_halt_run(c);
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock-event counters: one list, used for the counter enum, the names in
+ * the store and the summary, and the derived averages.  The first group
+ * are the kernel's names (lock_events_list.h in Linux), counted where the
+ * kernel counts them; the sim_ group is qsim's own.
+ *
+ * LOCK_EVENT(name, kind): kind is COUNT, or AVG_OVER(divisor) for a sum
+ * that is reported as an average over another counter.
+ */
+#ifndef QSIM_LOCKS_LOCK_EVENTS_H
+#define QSIM_LOCKS_LOCK_EVENTS_H
+
+#define LOCK_EVENTS(X)                      \
+	X(lock_pending, COUNT)              \
+	X(lock_slowpath, COUNT)             \
+	X(lock_use_node2, COUNT)            \
+	X(lock_use_node3, COUNT)            \
+	X(lock_use_node4, COUNT)            \
+	X(lock_no_node, COUNT)              \
+	X(pv_hash_hops, AVG_KICK_UNLOCK)    \
+	X(pv_kick_unlock, COUNT)            \
+	X(pv_kick_wake, COUNT)              \
+	X(pv_latency_kick, AVG_KICK_UNLOCK) \
+	X(pv_latency_wake, AVG_KICK_WAKE)   \
+	X(pv_lock_stealing, COUNT)          \
+	X(pv_spurious_wakeup, COUNT)        \
+	X(pv_wait_again, COUNT)             \
+	X(pv_wait_early, COUNT)             \
+	X(pv_wait_head, COUNT)              \
+	X(pv_wait_node, COUNT)              \
+	X(sim_pv_hash, COUNT)               \
+	X(sim_pv_unhash_self, COUNT)        \
+	X(sim_pv_wait_slept, COUNT)
+
+enum lock_event {
+#define X(name, kind) LOCKEVENT_##name,
+	LOCK_EVENTS(X)
+#undef X
+		LOCKEVENT_NUM,
+};
+
+extern const char *const lock_event_names[LOCKEVENT_NUM];
+
+#endif

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pv_qspinlock: the paravirt build of the queued spinlock (LOCK-FACTS.md
+ * section 2), for shared-processor guests.  The slowpath template is
+ * compiled a second time here with the pv hooks on; pv_wait/pv_kick come
+ * from pv_glue.c, mapped per scenario onto H_CONFER/H_PROD/H_CEDE or
+ * KVM's halt/kick.  On a dedicated partition everything takes the native
+ * paths.
+ *
+ * pv node states and who moves them (n = a queued waiter's node):
+ *
+ *   RUNNING --(waiter, about to pv_wait)-------------> HALTED
+ *   HALTED  --(waiter, back from pv_wait; CAS)-------> RUNNING
+ *   HALTED  --(new holder's kick_node; CAS)----------> HASHED
+ *   any     --(head, each round of its spin)---------> RUNNING
+ *   RUNNING --(head, after hashing, before pv_wait)--> HASHED
+ *
+ * Invariants (checked in pv_unhash and by tests/test_pvlock.c):
+ *   P1  A lock whose locked byte is _Q_SLOW_VAL has exactly one hash
+ *       entry; only its owner removes it, before releasing the lock.
+ *   P2  A waiter that may sleep in pv_wait has either published HALTED
+ *       before re-checking node->locked (the new holder then hashes it),
+ *       or the head has hashed itself and set _Q_SLOW_VAL (the unlocker
+ *       then kicks it): every sleeper has exactly one waker.
+ *   P3  The head writes HASHED, never HALTED, before waiting, so a late
+ *       kick_node cannot hash the lock a second time.
+ */
+#include "locks/qspinlock.h"
+
+#define PV_PREV_CHECK_MASK 0xff
+
+static struct qnode *const PV_LP_DUMMY = (struct qnode *)1;
+
+/* --- the lock -> node hash table --- */
+
+static unsigned int hash_per_line(void)
+{
+	return qs_guest()->p.line_bytes / sizeof(struct pv_hash_entry);
+}
+
+/*
+ * Probe linearly from the start of the hash bucket's cache line through
+ * the whole table; claim the first empty entry.
+ */
+struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
+{
+	struct qs_guest *g = qs_guest();
+	u32 size = 1U << g->pv_lock_hash_bits;
+	u32 first =
+		hash_ptr(lock, g->pv_lock_hash_bits) & ~(hash_per_line() - 1);
+	u32 hops;
+
+	lockevent_inc(sim_pv_hash);
+	for (hops = 1; hops <= size; hops++) {
+		struct pv_hash_entry *e =
+			&g->pv_lock_hash[(first + hops - 1) & (size - 1)];
+
+		if (cmpxchg(&e->lock, (struct qspinlock *)NULL, lock) == NULL) {
+			WRITE_ONCE(e->node, node);
+			lockevent_add(pv_hash_hops, hops);
+			return &e->lock;
+		}
+	}
+	lk_violation("pv hash table full hashing lock %#llx",
+		     (unsigned long long)lk_addr_key(lock));
+}
+
+/* Same walk; the entry must be there (P1). */
+struct qnode *pv_unhash(struct qspinlock *lock)
+{
+	struct qs_guest *g = qs_guest();
+	u32 size = 1U << g->pv_lock_hash_bits;
+	u32 first =
+		hash_ptr(lock, g->pv_lock_hash_bits) & ~(hash_per_line() - 1);
+
+	for (u32 i = 0; i < size; i++) {
+		struct pv_hash_entry *e =
+			&g->pv_lock_hash[(first + i) & (size - 1)];
+
+		if (READ_ONCE(e->lock) == lock) {
+			struct qnode *n = READ_ONCE(e->node);
+
+			WRITE_ONCE(e->lock, NULL);
+			return n;
+		}
+	}
+	lk_violation("lock %#llx is (*,*,3) but not in the pv hash table",
+		     (unsigned long long)lk_addr_key(lock));
+}
+
+/* --- entry trylocks (lock stealing) --- */
+
+/* Hybrid queued/unfair: keep trying while a queue exists whose head is
+ * not actively spinning (pending clear). */
+static bool pv_hybrid_trylock(struct qspinlock *lock)
+{
+	u32 v;
+
+	for (;;) {
+		spin_until_cond((v = (u32)atomic_read(&lock->val),
+				 !(v & _Q_LOCKED_PENDING_MASK) ||
+					 !(v & _Q_TAIL_MASK) ||
+					 (v & _Q_PENDING_MASK)));
+		if (!(v & _Q_LOCKED_PENDING_MASK) &&
+		    cmpxchg_acquire(&lock->locked, 0, (u8)_Q_LOCKED_VAL) == 0) {
+			lockevent_inc(pv_lock_stealing);
+			return true;
+		}
+		if (!(v & _Q_TAIL_MASK) || (v & _Q_PENDING_MASK))
+			return false;
+		cpu_relax();
+	}
+}
+
+/* One attempt: take the locked byte if neither locked nor pending. */
+static bool pv_oneshot_trylock(struct qspinlock *lock)
+{
+	if (!((u32)atomic_read(&lock->val) & _Q_LOCKED_PENDING_MASK) &&
+	    cmpxchg_acquire(&lock->locked, 0, (u8)_Q_LOCKED_VAL) == 0) {
+		lockevent_inc(pv_lock_stealing);
+		return true;
+	}
+	return false;
+}
+
+static bool pv_trylock(struct qspinlock *lock)
+{
+	switch (qs_guest()->p.steal) {
+	case LK_STEAL_HYBRID:
+		return pv_hybrid_trylock(lock);
+	case LK_STEAL_ONESHOT:
+		return pv_oneshot_trylock(lock);
+	case LK_STEAL_NONE:
+		break;
+	}
+	return qs_trylock(lock);
+}
+
+/* --- the four hooks --- */
+
+static void pv_init_node_hook(struct qnode *n)
+{
+	WRITE_ONCE(n->cpu, smp_processor_id());
+	WRITE_ONCE(n->state, vcpu_running);
+}
+
+/* Every 256 spins: is our predecessor no longer spinning? */
+static bool pv_prev_stopped(struct qnode *prev, int loop)
+{
+	if (loop & PV_PREV_CHECK_MASK)
+		return false;
+	if (READ_ONCE(prev->state) != vcpu_running)
+		return true;
+	return qs_guest()->p.wait_early == LK_WAIT_EARLY_PREV_PREEMPTED &&
+	       vcpu_is_preempted(READ_ONCE(prev->cpu));
+}
+
+/*
+ * Spin SPIN_THRESHOLD times for the MCS hand-off, checking the
+ * predecessor every 256; then publish HALTED and sleep.  The spin is
+ * event-driven in runs of up to 255 iterations between the checks, with
+ * exactly the iteration count and timing of the loop it stands for.
+ */
+static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
+{
+	for (;;) {
+		bool early = false;
+		int loop = (int)qs_guest()->p.spin_threshold;
+
+		while (loop) {
+			if (READ_ONCE(n->locked))
+				return;
+			if (pv_prev_stopped(prev, loop)) {
+				early = true;
+				break;
+			}
+			cpu_relax();
+			loop--;
+			if (loop & PV_PREV_CHECK_MASK) {
+				int run = loop & PV_PREV_CHECK_MASK;
+				int left = (int)spin_until_cond_timeout(
+					READ_ONCE(n->locked), (uint64_t)run);
+
+				if (left)
+					return;
+				loop -= run;
+			}
+		}
+		/* Pairs with the barrier before the state CAS in kick_node. */
+		smp_store_mb(n->state, vcpu_halted);
+		if (!READ_ONCE(n->locked)) {
+			lockevent_inc(pv_wait_node);
+			lockevent_cond_inc(pv_wait_early, early);
+			pv_wait(&n->state, vcpu_halted);
+		}
+		/* Back to RUNNING unless the new holder made us HASHED. */
+		(void)cmpxchg(&n->state, (u8)vcpu_halted, (u8)vcpu_running);
+		lockevent_cond_inc(pv_spurious_wakeup, !READ_ONCE(n->locked));
+	}
+}
+
+/*
+ * Called by the new holder right after handing the MCS lock to @n: if @n
+ * went to sleep, do not wake it now; mark it HASHED, set _Q_SLOW_VAL and
+ * hash it, so that our unlock kicks it (the lazy kick).
+ */
+static void pv_kick_node_hook(struct qspinlock *lock, struct qnode *n)
+{
+	/* A failed relaxed CAS orders nothing; pairs with smp_store_mb. */
+	smp_mb__before_atomic();
+	if (cmpxchg_relaxed(&n->state, (u8)vcpu_halted, (u8)vcpu_hashed) !=
+	    vcpu_halted)
+		return;
+	/* We hold the lock: (*,*,1) -> (*,*,3). */
+	WRITE_ONCE(lock->locked, (u8)_Q_SLOW_VAL);
+	(void)pv_hash(lock, n);
+}
+
+static u32 pv_wait_head_or_lock_hook(struct qspinlock *lock, struct qnode *n)
+{
+	struct qs_guest *g = qs_guest();
+	struct qspinlock **lp = NULL;
+	int rounds;
+
+	/* The previous holder already hashed us: do not hash again. */
+	if (READ_ONCE(n->state) == vcpu_hashed)
+		lp = (struct qspinlock **)PV_LP_DUMMY;
+	lockevent_inc(lock_slowpath);
+	for (rounds = 0;; rounds++) {
+		uint64_t loop = g->p.spin_threshold;
+
+		WRITE_ONCE(n->state, vcpu_running);
+		/* (*,0,*) -> (*,1,*): stealers, stand back. */
+		WRITE_ONCE(lock->pending, 1);
+		/*
+		 * Up to SPIN_THRESHOLD tries of "locked byte 0? then take it
+		 * from (*,1,0) -> (*,0,1) with a 16-bit CAS".
+		 */
+		while (loop) {
+			loop = spin_until_cond_timeout(!READ_ONCE(lock->locked),
+						       loop);
+			if (!loop)
+				break;
+			if (cmpxchg_acquire(
+				    &lock->locked_pending, (u16)_Q_PENDING_VAL,
+				    (u16)_Q_LOCKED_VAL) == _Q_PENDING_VAL)
+				goto gotlock;
+			cpu_relax();
+			loop--;
+		}
+		WRITE_ONCE(lock->pending, 0);
+		if (!lp) {
+			lp = pv_hash(lock, n);
+			/* Hash before _Q_SLOW_VAL; the xchg is the barrier. */
+			if (xchg(&lock->locked, (u8)_Q_SLOW_VAL) == 0) {
+				/* It was free: we own it; undo and unhash. */
+				WRITE_ONCE(lock->locked, (u8)_Q_LOCKED_VAL);
+				WRITE_ONCE(*lp, NULL);
+				lockevent_inc(sim_pv_unhash_self);
+				goto gotlock;
+			}
+		}
+		WRITE_ONCE(n->state, vcpu_hashed);
+		lockevent_inc(pv_wait_head);
+		lockevent_cond_inc(pv_wait_again, rounds);
+		pv_wait(&lock->locked, (u8)_Q_SLOW_VAL);
+	}
+gotlock:
+	return (u32)atomic_read(&lock->val) | _Q_LOCKED_VAL;
+}
+
+#define QS_SLOWPATH		      __pv_queued_spin_lock_slowpath
+#define QS_PV			      1
+#define QS_TRYLOCK(l)		      pv_trylock(l)
+#define qs_pv_init_node(n)	      pv_init_node_hook(n)
+#define qs_pv_wait_node(n, prev)      pv_wait_node_hook(n, prev)
+#define qs_pv_kick_node(l, n)	      pv_kick_node_hook(l, n)
+#define qs_pv_wait_head_or_lock(l, n) pv_wait_head_or_lock_hook(l, n)
+#include "locks/qspinlock_slowpath.h"
+
+/* --- lock and unlock --- */
+
+static void pv_note_holder(struct qspinlock *lock)
+{
+	struct qs_guest *g = qs_guest();
+
+	if (g->p.pv_mapping != LK_PV_SPLPAR_DIRECTED)
+		return;
+	WRITE_ONCE(g->holders[hash_ptr(lock, g->holder_bits)],
+		   (u16)(smp_processor_id() + 1));
+}
+
+static void pvqs_lock(void *p)
+{
+	struct qspinlock *lock = p;
+	int v = 0;
+
+	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &v,
+					      (int)_Q_LOCKED_VAL)))
+		goto out;
+	if (!is_shared_processor()) {
+		native_queued_spin_lock_slowpath(lock, (u32)v);
+		return;
+	}
+	qs_guest()->wait_lock[smp_processor_id()] = lock;
+	__pv_queued_spin_lock_slowpath(lock, (u32)v);
+	qs_guest()->wait_lock[smp_processor_id()] = NULL;
+out:
+	pv_note_holder(lock);
+}
+
+/* (*,*,3): unhash the head, release, then kick it through the node. */
+static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
+{
+	struct qnode *n;
+
+	if (unlikely(locked != _Q_SLOW_VAL))
+		lk_violation(
+			"pv unlock: corrupted locked byte %u (tail,pending,"
+			"locked) = %#x",
+			locked, (u32)lock->val.counter);
+	/* The failed cmpxchg gave no ordering; pairs with the head's xchg. */
+	smp_rmb();
+	n = pv_unhash(lock);
+	/* After this store the lock may be gone: use only the node. */
+	smp_store_release(&lock->locked, 0);
+	lockevent_inc(pv_kick_unlock);
+	pv_kick(READ_ONCE(n->cpu));
+}
+
+static void pvqs_unlock(void *p)
+{
+	struct qspinlock *lock = p;
+	u8 locked;
+
+	if (!is_shared_processor()) {
+		native_queued_spin_unlock(lock);
+		return;
+	}
+	locked = cmpxchg_release(&lock->locked, (u8)_Q_LOCKED_VAL, (u8)0);
+	if (likely(locked == _Q_LOCKED_VAL))
+		return;
+	pv_unlock_slowpath(lock, locked);
+}
+
+static bool pvqs_trylock(void *p)
+{
+	return qs_trylock(p);
+}
+
+const struct lk_ops lk_pv_qspinlock_ops = {
+	.name = "pv_qspinlock",
+	.desc = "paravirt queued spinlock: pv node states, lock hash, lazy "
+		"kick, hybrid unfair trylock; pv_wait/pv_kick per "
+		"lock.pv_mapping",
+	.size = sizeof(struct qspinlock),
+	.align = sizeof(u32),
+	.init = qs_lock_init,
+	.lock = pvqs_lock,
+	.unlock = pvqs_unlock,
+	.trylock = pvqs_trylock,
+	.global_size = qs_guest_size,
+	.global_init = qs_guest_init,
+	.paravirt = true,
+};

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qspinlock: the generic queued spinlock, native build.  The fast path is
+ * one acquire compare-and-swap (0,0,0) -> (0,0,1); contention goes to the
+ * slowpath template (qspinlock_slowpath.h) compiled here with empty pv
+ * hooks; unlock is a release store of the locked byte.  Also home of the
+ * guest-globals layout shared with pv_qspinlock.  docs/locks.md.
+ */
+#include "locks/qspinlock.h"
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static unsigned int ilog2_ceil(size_t v)
+{
+	unsigned int b = 0;
+
+	while (((size_t)1 << b) < v)
+		b++;
+	return b;
+}
+
+/* pv hash table entries: LOCK-FACTS 2.2, rounded up to a power of two. */
+static size_t pv_hash_entries(const struct lk_params *p, unsigned int nr)
+{
+	size_t per_line = p->line_bytes / sizeof(struct pv_hash_entry);
+	size_t min = p->page_bytes / sizeof(struct pv_hash_entry);
+	size_t want = align_up((size_t)nr * 4, per_line ? per_line : 1);
+
+	return (size_t)1 << ilog2_ceil(want > min ? want : min);
+}
+
+/* The guest globals, in this order, each part line aligned. */
+struct qs_layout {
+	size_t head, nodes, hash, holders, kick, wait, total;
+};
+
+static struct qs_layout qs_layout(const struct lk_params *p, unsigned int nr)
+{
+	size_t line = p->line_bytes;
+	struct qs_layout l;
+
+	l.head = 0;
+	l.nodes = align_up(sizeof(struct qs_guest), line);
+	l.hash = l.nodes +
+		 align_up((size_t)nr * _Q_MAX_NODES * sizeof(struct qnode),
+			  line);
+	l.holders = l.hash + align_up(pv_hash_entries(p, nr) *
+					      sizeof(struct pv_hash_entry),
+				      line);
+	l.kick =
+		l.holders + align_up(sizeof(u16) << (ilog2_ceil(nr) + 2), line);
+	l.wait = l.kick + align_up((size_t)nr * sizeof(u64), line);
+	l.total = l.wait + align_up((size_t)nr * sizeof(void *), line);
+	return l;
+}
+
+size_t qs_guest_size(const struct lk_params *p, unsigned int nr_cpus)
+{
+	return qs_layout(p, nr_cpus).total;
+}
+
+void qs_guest_init(void *globals, const struct lk_params *p,
+		   unsigned int nr_cpus)
+{
+	struct qs_layout l = qs_layout(p, nr_cpus);
+	char *base = globals;
+	struct qs_guest *g = globals;
+
+	BUG_ON(nr_cpus >= QS_MAX_CPUS);
+	g->p = *p;
+	g->nr_cpus = nr_cpus;
+	g->qnodes = (struct qnode *)(base + l.nodes);
+	g->pv_lock_hash = (struct pv_hash_entry *)(base + l.hash);
+	g->pv_lock_hash_bits = ilog2_ceil(pv_hash_entries(p, nr_cpus));
+	g->holders = (u16 *)(base + l.holders);
+	g->holder_bits = ilog2_ceil(nr_cpus) + 2;
+	g->kick_time = (u64 *)(base + l.kick);
+	g->wait_lock = (void **)(base + l.wait);
+	for (unsigned int i = 0; i < nr_cpus * _Q_MAX_NODES; i++)
+		g->qnodes[i].cpu = (int)(i / _Q_MAX_NODES);
+}
+
+void qs_lock_init(void *p)
+{
+	struct qspinlock *lock = p;
+
+	lock->val.counter = 0;
+}
+
+/* Succeeds only from (0,0,0): any tail or pending makes it fail. */
+bool qs_trylock(struct qspinlock *lock)
+{
+	int v = atomic_read(&lock->val);
+
+	if (v)
+		return false;
+	return atomic_try_cmpxchg_acquire(&lock->val, &v, (int)_Q_LOCKED_VAL);
+}
+
+/* The native build of the slowpath: no pv hooks. */
+#define QS_SLOWPATH		      native_queued_spin_lock_slowpath
+#define QS_PV			      0
+#define QS_TRYLOCK(l)		      qs_trylock(l)
+#define qs_pv_init_node(n)	      ((void)(n))
+#define qs_pv_wait_node(n, prev)      ((void)(n), (void)(prev))
+#define qs_pv_kick_node(l, n)	      ((void)(l), (void)(n))
+#define qs_pv_wait_head_or_lock(l, n) ((void)(l), (void)(n), 0U)
+#include "locks/qspinlock_slowpath.h"
+
+static void qs_lock(void *p)
+{
+	struct qspinlock *lock = p;
+	int v = 0;
+
+	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &v,
+					      (int)_Q_LOCKED_VAL)))
+		return;
+	native_queued_spin_lock_slowpath(lock, (u32)v);
+}
+
+void native_queued_spin_unlock(struct qspinlock *lock)
+{
+	/* Only the locked byte: pending and tail stay as they are. */
+	smp_store_release(&lock->locked, 0);
+}
+
+static void qs_unlock(void *p)
+{
+	native_queued_spin_unlock(p);
+}
+
+static bool qs_trylock_op(void *p)
+{
+	return qs_trylock(p);
+}
+
+const struct lk_ops lk_qspinlock_ops = {
+	.name = "qspinlock",
+	.desc = "generic queued spinlock (MCS queue, pending bit), native "
+		"slowpath",
+	.size = sizeof(struct qspinlock),
+	.align = sizeof(u32),
+	.init = qs_lock_init,
+	.lock = qs_lock,
+	.unlock = qs_unlock,
+	.trylock = qs_trylock_op,
+	.global_size = qs_guest_size,
+	.global_init = qs_guest_init,
+};
