@@ -182,10 +182,10 @@ END_TEST
 /* Every shipped scenario is valid; every scenario key is documented. */
 START_TEST(test_scenarios_and_docs)
 {
-	g_autofree char *dir = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
-						NULL);
-	g_autofree char *doc_path = g_build_filename(
-		QSIM_SOURCE_DIR, "docs", "scenarios.md", NULL);
+	g_autofree char *dir =
+		g_build_filename(QSIM_SOURCE_DIR, "scenarios", NULL);
+	g_autofree char *doc_path =
+		g_build_filename(QSIM_SOURCE_DIR, "docs", "scenarios.md", NULL);
 	g_autofree char *doc = NULL, *out = NULL, *err = NULL;
 	g_auto(GStrv) lines = NULL;
 	GDir *d = g_dir_open(dir, 0, NULL);
