@@ -9,7 +9,11 @@
 
 #include "hypervisor/hv.h"
 
-const struct hv_policy_ops *const hv_policies[] = {&hv_policy_rr, NULL};
+const struct hv_policy_ops *const hv_policies[] = {
+	&hv_policy_rr,
+	&hv_policy_adversarial,
+	NULL,
+};
 
 const struct hv_policy_ops *hv_policy_find(const char *name)
 {
@@ -189,6 +193,17 @@ static void vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
 		hv_pcpu_pick(idle, t);
 }
 
+static void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt,
+		     int64_t a, int64_t b)
+{
+	sim_trace_add(&v->hv->sim->trace, t, (int32_t)v->gid, fmt, a, b);
+}
+
+static sim_time_t slice_of(struct hv *hv, struct hv_vcpu *v)
+{
+	return hv->ops->slice ? hv->ops->slice(hv, v) : hv->p.slice_ps;
+}
+
 static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -197,9 +212,11 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	v->state = HV_RUNNING;
 	yield_count_bump(v, t);
 	v->st.dispatches++;
+	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
+		 p->id, v->lppaca->yield_count);
 	sim_cpu_dispatch(v->cpu, t, (int)p->id);
 	p->ev_kind = HV_PCPU_SLICE_END;
-	sim_schedule(hv->sim, &p->ev, t + hv->p.slice_ps);
+	sim_schedule(hv->sim, &p->ev, t + slice_of(hv, v));
 }
 
 /* Take @v off its pCPU; the caller decides what the pCPU does next. */
@@ -223,11 +240,14 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 	struct hv_vcpu *v = p->cur;
 
 	if (!hv->ops->should_preempt(hv, p)) {
-		sim_schedule(hv->sim, &p->ev, t + hv->p.slice_ps);
+		sim_schedule(hv->sim, &p->ev, t + slice_of(hv, v));
 		return;
 	}
 	vcpu_leave(v, t, false);
 	v->st.preemptions++;
+	hv_trace(v, t,
+		 "preempted at the end of its slice%.0" PRId64 "%.0" PRId64, 0,
+		 0);
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
 	hv_pcpu_pick(p, t);
@@ -326,6 +346,18 @@ static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
 	sim_cpu_park(v->cpu);
 }
 
+/* The adversary's interrupts: a blocking wait may return at once. */
+static bool spurious_return(struct hv_vcpu *v)
+{
+	struct hv *hv = v->hv;
+
+	if (hv->p.spurious_wake <= 0.0 ||
+	    sim_rng_unit(&hv->rng) >= hv->p.spurious_wake)
+		return false;
+	v->st.spurious_returns++;
+	return true;
+}
+
 long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
 {
 	sim_time_t t = hcall_enter(v);
@@ -335,7 +367,14 @@ long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
 		v->st.latch_returns++;
 		return hcall_exit(v, H_SUCCESS);
 	}
+	if (spurious_return(v)) {
+		hv_trace(v, t,
+			 "H_CEDE returned spuriously%.0" PRId64 "%.0" PRId64, 0,
+			 0);
+		return hcall_exit(v, H_SUCCESS);
+	}
 	v->st.cedes++;
+	hv_trace(v, t, "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
 	vcpu_sleep(v, t, true);
 	return hcall_exit(v, H_SUCCESS);
 }
@@ -368,6 +407,8 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.confers_yielded++;
+		hv_trace(v, t, "H_CONFER(-1): yields%.0" PRId64 "%.0" PRId64, 0,
+			 0);
 		vcpu_sleep(v, t, false);
 		return hcall_exit(v, H_SUCCESS);
 	}
@@ -401,6 +442,8 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	}
 	/* Directed yield: the target takes over this pCPU. */
 	v->st.confers_yielded++;
+	hv_trace(v, t, "H_CONFER(%" PRId64 ", %" PRId64 "): yields to it",
+		 target, yield_count);
 	p = vcpu_leave(v, t, false);
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
@@ -420,10 +463,12 @@ long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
 		return hcall_exit(v, H_PARAMETER);
 	tv = v->part->vcpus[target];
 	v->st.prods++;
+	hv_trace(v, t, "H_PROD(%" PRId64 "), target asleep: %" PRId64, target,
+		 tv->state == HV_CEDED);
 	if (tv->state == HV_CEDED) {
 		tv->state = HV_WAKING;
 		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
-	} else if (tv->state != HV_WAKING) {
+	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		/* Not asleep (or about to sleep): the next cede returns. */
 		tv->prod_latch = true;
 		v->st.prods_latched++;
@@ -440,7 +485,14 @@ long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
 		v->st.kick_returns++;
 		return hcall_exit(v, H_SUCCESS);
 	}
+	if (spurious_return(v)) {
+		hv_trace(v, t,
+			 "halt returned spuriously%.0" PRId64 "%.0" PRId64, 0,
+			 0);
+		return hcall_exit(v, H_SUCCESS);
+	}
 	v->st.halts++;
+	hv_trace(v, t, "halt: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
 	vcpu_sleep(v, t, true);
 	return hcall_exit(v, H_SUCCESS);
 }
@@ -455,14 +507,42 @@ long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target)
 		return hcall_exit(v, H_PARAMETER);
 	tv = v->part->vcpus[target];
 	v->st.kicks++;
+	hv_trace(v, t, "kick(%" PRId64 "), target asleep: %" PRId64, target,
+		 tv->state == HV_CEDED);
 	if (tv->state == HV_CEDED) {
 		tv->state = HV_WAKING;
 		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
-	} else if (tv->state != HV_WAKING) {
+	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		tv->kick_latch = true;
 		v->st.kicks_latched++;
 	}
 	return hcall_exit(v, H_SUCCESS);
+}
+
+const char *const hv_point_names[HV_PT_NR] = {
+#define X(name, key, doc) #name,
+	HV_POINTS(X)
+#undef X
+};
+
+void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
+{
+	sim_time_t t;
+
+	sim_cpu_sync(v->cpu);
+	t = v->cpu->now_ps;
+	v->st.preemptions++;
+	hv_trace(v, t, "preempted by the adversary%.0" PRId64 "%.0" PRId64, 0,
+		 0);
+	vcpu_sleep(v, t, false);
+}
+
+void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt)
+{
+	struct hv *hv = v->hv;
+
+	if (hv->ops->at_point)
+		hv->ops->at_point(hv, v, pt);
 }
 
 bool hv_check_invariants(const struct hv *hv)

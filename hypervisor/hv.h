@@ -46,6 +46,31 @@ struct hv;
 struct hv_vcpu;
 struct hv_pcpu;
 
+/*
+ * Shim points: places in guest lock code where a preemption hurts most.
+ * The guest announces them (lk_point); the adversarial policy may
+ * undispatch the vCPU right there.  X(name, scenario key, doc).
+ */
+#define HV_POINTS(X)                                                           \
+	X(critical_section, p_cs, "inside a critical section")                 \
+	X(state_stored, p_state_stored,                                        \
+	  "after a waiter's state store, before the hcall that depends on it") \
+	X(hashed, p_hashed, "between hashing and setting _Q_SLOW_VAL")         \
+	X(unhashed, p_unhashed, "between unhash and the release store")        \
+	X(released, p_released, "between the release store and the kick")      \
+	X(handed_off, p_handed_off, "right after an MCS hand-off store")       \
+	X(tail_published, p_tail_published,                                    \
+	  "after publishing the tail, before linking to the predecessor")
+
+enum hv_point {
+#define X(name, key, doc) HV_PT_##name,
+	HV_POINTS(X)
+#undef X
+		HV_PT_NR,
+};
+
+extern const char *const hv_point_names[HV_PT_NR];
+
 /* Per-vCPU hypervisor counters, in one list for struct, store and report. */
 #define HV_VCPU_STATS(X)                                                       \
 	X(dispatches, "dispatches onto a pCPU")                                \
@@ -62,7 +87,8 @@ struct hv_pcpu;
 	X(halts, "KVM halts that slept")                                       \
 	X(kicks, "KVM kick hypercalls made")                                   \
 	X(kicks_latched, "kicks that found the target awake (pv_unhalt set)")  \
-	X(kick_returns, "halts cut short by a pending kick")
+	X(kick_returns, "halts cut short by a pending kick")                   \
+	X(spurious_returns, "cedes/halts the adversary returned at once")
 
 struct hv_vcpu_stats {
 #define X(name, doc) uint64_t name;
@@ -134,6 +160,9 @@ struct hv_params {
 	sim_time_t hcall_ps;
 	sim_time_t wake_latency_ps;
 	bool prod_cuts_directed_confer;
+	double spurious_wake;  /* cede/halt returns at once, probability */
+	double point_prob[16]; /* adversarial: preempt at each shim point */
+	bool no_latch;	       /* mutant: prods and kicks are never latched */
 };
 
 struct hv_policy_ops {
@@ -145,6 +174,10 @@ struct hv_policy_ops {
 	struct hv_vcpu *(*pick)(struct hv *hv, struct hv_pcpu *p);
 	/* At the end of a slice: should the running vCPU make room? */
 	bool (*should_preempt)(struct hv *hv, struct hv_pcpu *p);
+	/* Length of the next slice of @v (NULL: the fixed slice). */
+	sim_time_t (*slice)(struct hv *hv, struct hv_vcpu *v);
+	/* The guest reached a shim point (NULL: nothing happens). */
+	void (*at_point)(struct hv *hv, struct hv_vcpu *v, enum hv_point pt);
 };
 
 struct hv {
@@ -163,6 +196,7 @@ struct hv {
 };
 
 extern const struct hv_policy_ops hv_policy_rr;
+extern const struct hv_policy_ops hv_policy_adversarial;
 const struct hv_policy_ops *hv_policy_find(const char *name);
 /* NULL-terminated list, for `qsim list` and config validation. */
 extern const struct hv_policy_ops *const hv_policies[];
@@ -191,6 +225,10 @@ long coroutine_fn hv_hcall_cede(struct hv_vcpu *v);
 long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 				  uint32_t yield_count);
 long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target);
+/* A shim point reached by the running vCPU; may switch coroutines. */
+void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt);
+/* For policies: undispatch the running vCPU now, to the run queue. */
+void coroutine_fn hv_preempt_self(struct hv_vcpu *v);
 /* The KVM flavour: halt until kicked, with the pending-kick latch. */
 long coroutine_fn hv_hcall_halt(struct hv_vcpu *v);
 long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target);

@@ -62,11 +62,20 @@ struct lk_ops {
 	bool broken;
 	/* Uses pv_wait/pv_kick, so the pv mapping matters. */
 	bool paravirt;
+	/* A mutant build: its name, what it breaks, how to expose it. */
+	const char *mutant;
+	const char *mutant_desc;
+	const char *mutant_mapping; /* a mapping that exposes it, or NULL */
+	bool hv_no_latch;	    /* the hypervisor must not latch kicks */
+	void (*global_fini)(void *globals);
 };
 
 /* NULL-terminated, in `qsim list` order. */
 extern const struct lk_ops *const lk_registry[];
 const struct lk_ops *lk_find(const char *name);
+/* The mutant builds (locks/mutants.h), NULL-terminated. */
+extern const struct lk_ops *const lk_mutants[];
+const struct lk_ops *lk_find_mutant(const char *name);
 
 extern const struct lk_ops lk_tas_ops;
 extern const struct lk_ops lk_ticket_ops;

@@ -25,13 +25,42 @@
  *   P3  The head writes HASHED, never HALTED, before waiting, so a late
  *       kick_node cannot hash the lock a second time.
  */
+#include "locks/mutants.h"
 #include "locks/qspinlock.h"
+
+/*
+ * Mutant builds (locks/mutants.h) compile this file again with QSIM_MUTANT
+ * set: MUTANT(x) is then a compile-time constant selecting the broken
+ * variant, and the file's globals become static.
+ */
+#ifdef QSIM_MUTANT
+#define MUTANT(name) (QSIM_MUTANT == MUT_##name)
+#define PV_EXPORT    static
+#else
+#define MUTANT(name) 0
+#define PV_EXPORT
+#endif
+
+#include "locks/pv_glue.h"
 
 #define PV_PREV_CHECK_MASK 0xff
 
 static struct qnode *const PV_LP_DUMMY = (struct qnode *)1;
 
 /* --- the lock -> node hash table --- */
+
+/* Host-side count of entries per lock, for P1 (never iterated). */
+static int hash_count_add(struct qspinlock *lock, int delta)
+{
+	GHashTable *h = qs_guest()->hash_count;
+	int n = GPOINTER_TO_INT(g_hash_table_lookup(h, lock)) + delta;
+
+	if (n)
+		g_hash_table_insert(h, lock, GINT_TO_POINTER(n));
+	else
+		g_hash_table_remove(h, lock);
+	return n;
+}
 
 static unsigned int hash_per_line(void)
 {
@@ -42,7 +71,7 @@ static unsigned int hash_per_line(void)
  * Probe linearly from the start of the hash bucket's cache line through
  * the whole table; claim the first empty entry.
  */
-struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
+PV_EXPORT struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
 {
 	struct qs_guest *g = qs_guest();
 	u32 size = 1U << g->pv_lock_hash_bits;
@@ -56,6 +85,14 @@ struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
 			&g->pv_lock_hash[(first + hops - 1) & (size - 1)];
 
 		if (cmpxchg(&e->lock, (struct qspinlock *)NULL, lock) == NULL) {
+			/* Counted the moment the entry becomes visible. */
+			if (hash_count_add(lock, 1) > 1)
+				lk_violation(
+					"P1: lock %#llx hashed twice "
+					"(second entry for the node of "
+					"cpu %d)",
+					(unsigned long long)lk_addr_key(lock),
+					node->cpu);
 			WRITE_ONCE(e->node, node);
 			lockevent_add(pv_hash_hops, hops);
 			return &e->lock;
@@ -65,8 +102,8 @@ struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
 		     (unsigned long long)lk_addr_key(lock));
 }
 
-/* Same walk; the entry must be there (P1). */
-struct qnode *pv_unhash(struct qspinlock *lock)
+/* Same walk; the entry must be there, and be the only one (P1). */
+PV_EXPORT struct qnode *pv_unhash(struct qspinlock *lock)
 {
 	struct qs_guest *g = qs_guest();
 	u32 size = 1U << g->pv_lock_hash_bits;
@@ -79,8 +116,22 @@ struct qnode *pv_unhash(struct qspinlock *lock)
 
 		if (READ_ONCE(e->lock) == lock) {
 			struct qnode *n = READ_ONCE(e->node);
+			int left;
 
+			if (!n)
+				lk_violation(
+					"P1: lock %#llx: its hash entry "
+					"was found before its node was "
+					"stored",
+					(unsigned long long)lk_addr_key(lock));
 			WRITE_ONCE(e->lock, NULL);
+			left = hash_count_add(lock, -1);
+			if (left != 0)
+				lk_violation(
+					"P1: lock %#llx had %d hash "
+					"entries at unhash, not 1",
+					(unsigned long long)lk_addr_key(lock),
+					left + 1);
 			return n;
 		}
 	}
@@ -88,7 +139,39 @@ struct qnode *pv_unhash(struct qspinlock *lock)
 		     (unsigned long long)lk_addr_key(lock));
 }
 
+/* kick_before_unhash: find the node without removing its entry. */
+static struct qnode *pv_hash_peek(struct qspinlock *lock)
+{
+	struct qs_guest *g = qs_guest();
+	u32 size = 1U << g->pv_lock_hash_bits;
+	u32 first =
+		hash_ptr(lock, g->pv_lock_hash_bits) & ~(hash_per_line() - 1);
+
+	for (u32 i = 0; i < size; i++) {
+		struct pv_hash_entry *e =
+			&g->pv_lock_hash[(first + i) & (size - 1)];
+
+		if (READ_ONCE(e->lock) == lock)
+			return READ_ONCE(e->node);
+	}
+	lk_violation("lock %#llx is (*,*,3) but not in the pv hash table",
+		     (unsigned long long)lk_addr_key(lock));
+}
+
 /* --- entry trylocks (lock stealing) --- */
+
+/*
+ * A steal succeeded, the stealer having seen @v before its CAS.  R7: a
+ * stealer must stand back while the queue head has set pending.
+ */
+static void pv_note_steal(struct qspinlock *lock, u32 v)
+{
+	lockevent_inc(pv_lock_stealing);
+	if (v & _Q_PENDING_MASK)
+		lk_violation("R7: lock %#llx stolen while the queue head had "
+			     "pending set (tail,pending,locked) = %#x",
+			     (unsigned long long)lk_addr_key(lock), v);
+}
 
 /* Hybrid queued/unfair: keep trying while a queue exists whose head is
  * not actively spinning (pending clear). */
@@ -97,13 +180,31 @@ static bool pv_hybrid_trylock(struct qspinlock *lock)
 	u32 v;
 
 	for (;;) {
-		spin_until_cond((v = (u32)atomic_read(&lock->val),
-				 !(v & _Q_LOCKED_PENDING_MASK) ||
-					 !(v & _Q_TAIL_MASK) ||
-					 (v & _Q_PENDING_MASK)));
+		if (MUTANT(steal_ignores_pending))
+			spin_until_cond(
+				(v = (u32)atomic_read(&lock->val),
+				 !(v & _Q_LOCKED_MASK) || !(v & _Q_TAIL_MASK)));
+		else
+			spin_until_cond((v = (u32)atomic_read(&lock->val),
+					 !(v & _Q_LOCKED_PENDING_MASK) ||
+						 !(v & _Q_TAIL_MASK) ||
+						 (v & _Q_PENDING_MASK)));
+		if (MUTANT(steal_ignores_pending)) {
+			/* Steals whenever unlocked, pending or not. */
+			if (!(v & _Q_LOCKED_MASK) &&
+			    cmpxchg_acquire(&lock->locked, 0,
+					    (u8)_Q_LOCKED_VAL) == 0) {
+				pv_note_steal(lock, v);
+				return true;
+			}
+			if (!(v & _Q_TAIL_MASK))
+				return false;
+			cpu_relax();
+			continue;
+		}
 		if (!(v & _Q_LOCKED_PENDING_MASK) &&
 		    cmpxchg_acquire(&lock->locked, 0, (u8)_Q_LOCKED_VAL) == 0) {
-			lockevent_inc(pv_lock_stealing);
+			pv_note_steal(lock, v);
 			return true;
 		}
 		if (!(v & _Q_TAIL_MASK) || (v & _Q_PENDING_MASK))
@@ -115,9 +216,11 @@ static bool pv_hybrid_trylock(struct qspinlock *lock)
 /* One attempt: take the locked byte if neither locked nor pending. */
 static bool pv_oneshot_trylock(struct qspinlock *lock)
 {
-	if (!((u32)atomic_read(&lock->val) & _Q_LOCKED_PENDING_MASK) &&
+	u32 v = (u32)atomic_read(&lock->val);
+
+	if (!(v & _Q_LOCKED_PENDING_MASK) &&
 	    cmpxchg_acquire(&lock->locked, 0, (u8)_Q_LOCKED_VAL) == 0) {
-		lockevent_inc(pv_lock_stealing);
+		pv_note_steal(lock, v);
 		return true;
 	}
 	return false;
@@ -188,6 +291,7 @@ static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
 		}
 		/* Pairs with the barrier before the state CAS in kick_node. */
 		smp_store_mb(n->state, vcpu_halted);
+		lk_point(state_stored);
 		if (!READ_ONCE(n->locked)) {
 			lockevent_inc(pv_wait_node);
 			lockevent_cond_inc(pv_wait_early, early);
@@ -211,6 +315,9 @@ static void pv_kick_node_hook(struct qspinlock *lock, struct qnode *n)
 	if (cmpxchg_relaxed(&n->state, (u8)vcpu_halted, (u8)vcpu_hashed) !=
 	    vcpu_halted)
 		return;
+	if (MUTANT(no_lazy_hash))
+		return;
+	lk_point(hashed);
 	/* We hold the lock: (*,*,1) -> (*,*,3). */
 	WRITE_ONCE(lock->locked, (u8)_Q_SLOW_VAL);
 	(void)pv_hash(lock, n);
@@ -249,18 +356,29 @@ static u32 pv_wait_head_or_lock_hook(struct qspinlock *lock, struct qnode *n)
 			loop--;
 		}
 		WRITE_ONCE(lock->pending, 0);
-		if (!lp) {
+		if (MUTANT(slow_before_hash) && !lp) {
+			if (xchg(&lock->locked, (u8)_Q_SLOW_VAL) == 0) {
+				WRITE_ONCE(lock->locked, (u8)_Q_LOCKED_VAL);
+				goto gotlock;
+			}
+			lk_point(hashed);
 			lp = pv_hash(lock, n);
+		} else if (!lp || MUTANT(hash_every_round)) {
+			lp = pv_hash(lock, n);
+			lk_point(hashed);
 			/* Hash before _Q_SLOW_VAL; the xchg is the barrier. */
 			if (xchg(&lock->locked, (u8)_Q_SLOW_VAL) == 0) {
 				/* It was free: we own it; undo and unhash. */
 				WRITE_ONCE(lock->locked, (u8)_Q_LOCKED_VAL);
 				WRITE_ONCE(*lp, NULL);
+				hash_count_add(lock, -1);
 				lockevent_inc(sim_pv_unhash_self);
 				goto gotlock;
 			}
 		}
-		WRITE_ONCE(n->state, vcpu_hashed);
+		WRITE_ONCE(n->state,
+			   MUTANT(head_halted) ? vcpu_halted : vcpu_hashed);
+		lk_point(state_stored);
 		lockevent_inc(pv_wait_head);
 		lockevent_cond_inc(pv_wait_again, rounds);
 		pv_wait(&lock->locked, (u8)_Q_SLOW_VAL);
@@ -269,6 +387,7 @@ gotlock:
 	return (u32)atomic_read(&lock->val) | _Q_LOCKED_VAL;
 }
 
+#define QS_LINKAGE		      PV_EXPORT
 #define QS_SLOWPATH		      __pv_queued_spin_lock_slowpath
 #define QS_PV			      1
 #define QS_TRYLOCK(l)		      pv_trylock(l)
@@ -321,9 +440,28 @@ static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
 			locked, (u32)lock->val.counter);
 	/* The failed cmpxchg gave no ordering; pairs with the head's xchg. */
 	smp_rmb();
+	if (MUTANT(kick_after_release)) {
+		smp_store_release(&lock->locked, 0);
+		lk_point(released);
+		n = pv_unhash(lock);
+		lockevent_inc(pv_kick_unlock);
+		pv_kick(READ_ONCE(n->cpu));
+		return;
+	}
+	if (MUTANT(kick_before_unhash)) {
+		n = pv_hash_peek(lock);
+		lockevent_inc(pv_kick_unlock);
+		pv_kick(READ_ONCE(n->cpu));
+		lk_point(released);
+		(void)pv_unhash(lock);
+		smp_store_release(&lock->locked, 0);
+		return;
+	}
 	n = pv_unhash(lock);
+	lk_point(unhashed);
 	/* After this store the lock may be gone: use only the node. */
 	smp_store_release(&lock->locked, 0);
+	lk_point(released);
 	lockevent_inc(pv_kick_unlock);
 	pv_kick(READ_ONCE(n->cpu));
 }
@@ -348,11 +486,32 @@ static bool pvqs_trylock(void *p)
 	return qs_trylock(p);
 }
 
-const struct lk_ops lk_pv_qspinlock_ops = {
+#ifdef QSIM_MUTANT
+#define PV_CAT_(a, b, c)	  a##b##c
+#define PV_CAT(a, b, c)		  PV_CAT_(a, b, c)
+#define PV_OPS			  PV_CAT(lk_pv_mutant_, QSIM_MUTANT, _ops)
+#define X(id, name, mapping, doc) [id] = {#name, mapping, doc},
+static const struct {
+	const char *name, *mapping, *doc;
+} mutant_info[] = {LK_MUTANTS(X)};
+#undef X
+#else
+#define PV_OPS lk_pv_qspinlock_ops
+#endif
+
+const struct lk_ops PV_OPS = {
 	.name = "pv_qspinlock",
+#ifdef QSIM_MUTANT
+	.desc = "a mutant build of pv_qspinlock",
+	.mutant = mutant_info[QSIM_MUTANT].name,
+	.mutant_desc = mutant_info[QSIM_MUTANT].doc,
+	.mutant_mapping = mutant_info[QSIM_MUTANT].mapping,
+	.hv_no_latch = MUTANT(no_latch),
+#else
 	.desc = "paravirt queued spinlock: pv node states, lock hash, lazy "
 		"kick, hybrid unfair trylock; pv_wait/pv_kick per "
 		"lock.pv_mapping",
+#endif
 	.size = sizeof(struct qspinlock),
 	.align = sizeof(u32),
 	.init = qs_lock_init,
@@ -361,5 +520,6 @@ const struct lk_ops lk_pv_qspinlock_ops = {
 	.trylock = pvqs_trylock,
 	.global_size = qs_guest_size,
 	.global_init = qs_guest_init,
+	.global_fini = qs_guest_fini,
 	.paravirt = true,
 };

@@ -81,6 +81,15 @@ void qs_guest_init(void *globals, const struct lk_params *p,
 	g->wait_lock = (void **)(base + l.wait);
 	for (unsigned int i = 0; i < nr_cpus * _Q_MAX_NODES; i++)
 		g->qnodes[i].cpu = (int)(i / _Q_MAX_NODES);
+	g->hash_count = g_hash_table_new(g_direct_hash, g_direct_equal);
+}
+
+void qs_guest_fini(void *globals)
+{
+	struct qs_guest *g = globals;
+
+	g_hash_table_destroy(g->hash_count);
+	g->hash_count = NULL;
 }
 
 void qs_lock_init(void *p)
@@ -149,4 +158,5 @@ const struct lk_ops lk_qspinlock_ops = {
 	.trylock = qs_trylock_op,
 	.global_size = qs_guest_size,
 	.global_init = qs_guest_init,
+	.global_fini = qs_guest_fini,
 };

@@ -19,6 +19,8 @@
 #ifndef QSIM_LOCKS_QSPINLOCK_H
 #define QSIM_LOCKS_QSPINLOCK_H
 
+#include <glib.h>
+
 #include "qsim_kernel.h"
 #include "locks/lock.h"
 
@@ -90,6 +92,9 @@ struct qs_guest {
 	unsigned int holder_bits;
 	u64 *kick_time;	  /* per CPU: when the last pv_kick aimed at it */
 	void **wait_lock; /* per CPU: the lock it is queued on (pv) */
+	/* Host-side check state (not guest memory): hash entries per lock,
+	 * keyed by lock address, looked up only (never iterated). */
+	GHashTable *hash_count;
 };
 
 size_t qs_guest_size(const struct lk_params *p, unsigned int nr_cpus);
@@ -125,10 +130,13 @@ bool qs_trylock(struct qspinlock *lock);
 void qs_lock_init(void *lock);
 void native_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val);
 void native_queued_spin_unlock(struct qspinlock *lock);
-void __pv_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val);
+void qs_guest_fini(void *globals);
 
-/* The pv hash table (pv_qspinlock.c), exposed for its tests. */
+#ifndef QSIM_MUTANT
+/* The pv build (pv_qspinlock.c); mutant builds keep theirs static. */
+void __pv_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val);
 struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node);
 struct qnode *pv_unhash(struct qspinlock *lock);
+#endif
 
 #endif

@@ -6,7 +6,7 @@
  * the way the kernel compiles its slowpath twice.  Before including,
  * define:
  *
- *   QS_SLOWPATH            the function's name
+ *   QS_SLOWPATH            the function's name (QS_LINKAGE: static or not)
  *   QS_PV                  0 or 1
  *   QS_TRYLOCK(lock)       the trylock used inside the slowpath
  *   qs_pv_init_node(n), qs_pv_wait_node(n, prev), qs_pv_kick_node(l, n),
@@ -26,7 +26,11 @@
  *       hand the MCS lock to the successor
  */
 
-void QS_SLOWPATH(struct qspinlock *lock, u32 val)
+#ifndef QS_LINKAGE
+#define QS_LINKAGE
+#endif
+
+QS_LINKAGE void QS_SLOWPATH(struct qspinlock *lock, u32 val)
 {
 	struct qnode *base, *me, *pred, *succ;
 	u32 mytail, prev_tail;
@@ -106,6 +110,7 @@ pv_queue:
 
 	/* S7: someone is ahead of us. */
 	if (prev_tail & _Q_TAIL_MASK) {
+		lk_point(tail_published);
 		pred = qs_decode_tail(prev_tail);
 		WRITE_ONCE(pred->next, me);
 		qs_pv_wait_node(me, pred);
@@ -135,6 +140,7 @@ pv_queue:
 	if (!succ)
 		succ = smp_cond_load_relaxed(&me->next, VAL);
 	smp_store_release(&succ->locked, 1);
+	lk_point(handed_off);
 	qs_pv_kick_node(lock, succ);
 
 release:

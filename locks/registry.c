@@ -7,6 +7,7 @@
 
 #include "locks/lock.h"
 #include "locks/lock_events.h"
+#include "locks/mutants.h"
 #include "sim/engine.h"
 
 _Static_assert(LOCKEVENT_NUM <= SIM_CPU_COUNTERS,
@@ -27,6 +28,26 @@ const struct lk_ops *const lk_registry[] = {
 	&lk_busted_ops,
 	NULL,
 };
+
+#define X(id, name, mapping, doc) \
+	extern const struct lk_ops lk_pv_mutant_##id##_ops;
+LK_MUTANTS(X)
+#undef X
+
+const struct lk_ops *const lk_mutants[] = {
+#define X(id, name, mapping, doc) &lk_pv_mutant_##id##_ops,
+	LK_MUTANTS(X)
+#undef X
+		NULL,
+};
+
+const struct lk_ops *lk_find_mutant(const char *name)
+{
+	for (unsigned int i = 0; lk_mutants[i]; i++)
+		if (strcmp(lk_mutants[i]->mutant, name) == 0)
+			return lk_mutants[i];
+	return NULL;
+}
 
 const struct lk_ops *lk_find(const char *name)
 {

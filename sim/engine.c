@@ -51,6 +51,7 @@ void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	sim_evq_init(&s->q);
 	sim_mem_init(&s->mem, arena_bytes, line_bytes, cost, topo);
 	s->stack_bytes = stack_bytes;
+	sim_trace_init(&s->trace, 256);
 }
 
 void sim_destroy(struct sim *s)
@@ -62,6 +63,7 @@ void sim_destroy(struct sim *s)
 	g_free(s->cpus);
 	sim_evq_destroy(&s->q);
 	sim_mem_destroy(&s->mem);
+	sim_trace_free(&s->trace);
 	if (sim_self == s)
 		sim_self = NULL;
 }
@@ -124,6 +126,7 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 	c->state = SIM_CPU_NEW;
 	c->pcpu = -1;
 	c->acct_state = SIM_ACCT_PREEMPTED;
+	c->sleep_since = SIM_TIME_NEVER;
 	c->co = sim_coro_create(cpu_main, c, s->stack_bytes);
 	sim_event_init(&c->ev, cpu_resume_ev, c, SIM_PRIO_CPU);
 	s->cpus = g_renew(struct sim_cpu *, s->cpus, s->ncpus + 1);
@@ -158,6 +161,10 @@ void sim_run(struct sim *s, sim_time_t end_ps)
 
 void sim_cpu_set_acct(struct sim_cpu *c, enum sim_acct a, sim_time_t t)
 {
+	if (a == SIM_ACCT_IDLE && c->acct_state != SIM_ACCT_IDLE)
+		c->sleep_since = t;
+	else if (a != SIM_ACCT_IDLE)
+		c->sleep_since = SIM_TIME_NEVER;
 	if (t > c->acct_since) {
 		c->acct_ps[c->acct_state] += t - c->acct_since;
 		c->acct_since = t;

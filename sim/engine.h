@@ -47,6 +47,7 @@
 #include "sim/coro.h"
 #include "sim/evq.h"
 #include "sim/mem.h"
+#include "sim/trace.h"
 
 #define SIM_WAIT_MAX_LINES 4
 #define SIM_CPU_COUNTERS   48 /* per-cpu event counter slots, named above */
@@ -120,6 +121,7 @@ struct sim_cpu {
 	void *workload; /* the workload's per-vCPU state */
 	enum sim_acct acct_state;
 	sim_time_t acct_since;
+	sim_time_t sleep_since; /* undispatched idle since; NEVER otherwise */
 	sim_time_t acct_ps[SIM_ACCT_NR];
 	uint64_t wakeups; /* spin waits ended by a write */
 	/* Event counters; the lock layer names the slots (lock_events.h). */
@@ -145,6 +147,11 @@ struct sim {
 	uint64_t events;
 	uint64_t switches;
 	bool stop;
+	struct sim_trace trace;
+	/* Preemption opportunities announced by guest code (the shim points
+	 * of hypervisor/hv.h; SIM_POINT_CS is the workload's). */
+	void (*point_hook)(void *data, struct sim_cpu *cpu, int point);
+	void *point_data;
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;
@@ -191,6 +198,20 @@ static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 {
 	c->now_ps += ps;
 	sim_cpu_sync(c);
+}
+
+#define SIM_POINT_CS 0 /* inside a critical section */
+
+static inline void coroutine_fn sim_cpu_point(struct sim_cpu *c, int point)
+{
+	if (c->sim->point_hook)
+		c->sim->point_hook(c->sim->point_data, c, point);
+}
+
+static inline void sim_cpu_trace(struct sim_cpu *c, const char *fmt, int64_t a,
+				 int64_t b)
+{
+	sim_trace_add(&c->sim->trace, c->now_ps, (int32_t)c->id, fmt, a, b);
 }
 
 /* A lock invariant broke on @c: hand it to the hook and stop the run. */

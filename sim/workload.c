@@ -81,6 +81,10 @@ const char *wl_violation_name(enum wl_violation v)
 		return "deadlock";
 	case WL_VIOL_LOCK:
 		return "lock-invariant";
+	case WL_VIOL_LOST_WAKEUP:
+		return "lost-wakeup";
+	case WL_VIOL_STARVATION:
+		return "starvation";
 	}
 	return "?";
 }
@@ -172,6 +176,7 @@ static void wait_begin(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 	lhp_account(l, t);
 	v->waiting = l;
 	v->req_ps = t;
+	v->releases_at_req = l->releases;
 	/* A hand-off delay counts only time lost after we started waiting. */
 	v->pre_at_rel = pre_total_at(v, t);
 	v->wprev = NULL;
@@ -233,6 +238,7 @@ static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 	sim_hist_record(&l->st.hold, t - v->req_ps);
 	l->occupancy = 0;
 	l->holder = NULL;
+	l->releases++;
 	v->holding = NULL;
 	if (l->nwaiters) {
 		l->handoff_open = true;
@@ -253,11 +259,15 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 		sim_cpu_work(c, sim_duration_draw(&w->p.think, &v->rng));
 		l = pick_lock(w, v);
 		wait_begin(l, v, c->now_ps);
+		sim_cpu_trace(c, "lock(%" PRId64 ")%.0" PRId64, l->idx, 0);
 		w->ops->lock(l->addr);
 		sim_cpu_sync(c);
 		acquired(w, l, v, c->now_ps);
+		sim_cpu_trace(c, "holds lock %" PRId64 "%.0" PRId64, l->idx, 0);
+		sim_cpu_point(c, SIM_POINT_CS);
 		sim_cpu_work(c, sim_duration_draw(&w->p.cs, &v->rng));
 		released(l, v, c->now_ps);
+		sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
 		w->ops->unlock(l->addr);
 	}
 }
@@ -266,7 +276,9 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 
 static sim_time_t watchdog_period(const struct wl *w)
 {
-	return SIM_MAX(w->p.hang_bound_ps / 4, WL_WATCHDOG_MIN_PS);
+	sim_time_t b = SIM_MIN(w->p.hang_bound_ps, w->p.sleep_bound_ps);
+
+	return SIM_MAX(b / 4, WL_WATCHDOG_MIN_PS);
 }
 
 static void watchdog_ev(struct sim_event *ev)
@@ -276,16 +288,41 @@ static void watchdog_ev(struct sim_event *ev)
 
 	for (unsigned int i = 0; i < w->nvcpus; i++) {
 		struct wl_vcpu *v = &w->vcpus[i];
-		char buf[32];
+		sim_time_t asleep = v->cpu->sleep_since;
+		uint64_t rel;
+		char a[16], b[16];
 
-		if (!v->waiting || t - v->req_ps <= w->p.hang_bound_ps)
+		if (!v->waiting)
 			continue;
-		wl_violation(w, WL_VIOL_HANG, t,
-			     "hang: vCPU %u has waited %s for lock %u "
-			     "(bound %s)",
-			     v->idx, sim_format_time(t - v->req_ps, buf, 16),
-			     v->waiting->idx,
-			     sim_format_time(w->p.hang_bound_ps, buf + 16, 16));
+		if (asleep != SIM_TIME_NEVER && t > asleep &&
+		    t - asleep > w->p.sleep_bound_ps) {
+			wl_violation(w, WL_VIOL_LOST_WAKEUP, t,
+				     "lost wakeup: vCPU %u has slept %s "
+				     "(ceded or halted) waiting for lock %u "
+				     "(bound %s)",
+				     v->idx,
+				     sim_format_time(t - asleep, a, sizeof(a)),
+				     v->waiting->idx,
+				     sim_format_time(w->p.sleep_bound_ps, b,
+						     sizeof(b)));
+			return;
+		}
+		if (t - v->req_ps <= w->p.hang_bound_ps)
+			continue;
+		rel = v->waiting->releases - v->releases_at_req;
+		sim_format_time(t - v->req_ps, a, sizeof(a));
+		sim_format_time(w->p.hang_bound_ps, b, sizeof(b));
+		if (rel)
+			wl_violation(w, WL_VIOL_STARVATION, t,
+				     "starvation: vCPU %u has waited %s for "
+				     "lock %u (bound %s) while it was released "
+				     "%" PRIu64 " times",
+				     v->idx, a, v->waiting->idx, b, rel);
+		else
+			wl_violation(w, WL_VIOL_HANG, t,
+				     "hang: vCPU %u has waited %s for lock %u "
+				     "(bound %s), never released meanwhile",
+				     v->idx, a, v->waiting->idx, b);
 		return;
 	}
 	if (w->host_deadline_us &&

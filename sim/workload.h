@@ -37,7 +37,9 @@ enum wl_violation {
 	WL_VIOL_MUTEX,
 	WL_VIOL_HANG,
 	WL_VIOL_DEADLOCK,
-	WL_VIOL_LOCK, /* an invariant inside the lock code */
+	WL_VIOL_LOCK,	     /* an invariant inside the lock code */
+	WL_VIOL_LOST_WAKEUP, /* asleep in a lock wait with nobody to wake it */
+	WL_VIOL_STARVATION,  /* waited past the bound while others got it */
 };
 
 struct wl_params {
@@ -47,6 +49,7 @@ struct wl_params {
 	enum wl_pick pick;
 	sim_time_t warmup_end_ps;
 	sim_time_t hang_bound_ps;
+	sim_time_t sleep_bound_ps; /* asleep this long in a lock wait: lost */
 	uint64_t seed;
 };
 
@@ -73,6 +76,7 @@ struct wl_lock {
 	struct wl_vcpu *waiters; /* doubly linked through wl_vcpu.wnext */
 	bool handoff_open;
 	sim_time_t rel_ps;
+	uint64_t releases; /* ever, not reset at warm-up */
 	bool lhp_active;
 	sim_time_t lhp_start_ps, lhp_acc_ps;
 	struct wl_lock_stats st;
@@ -87,9 +91,10 @@ struct wl_vcpu {
 	struct wl_lock *waiting;
 	struct wl_vcpu *wnext, *wprev;
 	sim_time_t req_ps;
-	sim_time_t pre_total_ps; /* cumulative undispatched time */
-	sim_time_t pre_since;	 /* SIM_TIME_NEVER while dispatched */
-	sim_time_t pre_at_rel;	 /* pre_total when the awaited lock was freed */
+	uint64_t releases_at_req; /* the awaited lock's releases then */
+	sim_time_t pre_total_ps;  /* cumulative undispatched time */
+	sim_time_t pre_since;	  /* SIM_TIME_NEVER while dispatched */
+	sim_time_t pre_at_rel; /* pre_total when the awaited lock was freed */
 	uint64_t acquisitions;
 };
 

@@ -21,6 +21,7 @@ enum cfg_type {
 	CT_U64,
 	CT_BOOL,
 	CT_ENUM,
+	CT_PROB, /* a probability: a decimal from 0 to 1 */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -90,6 +91,13 @@ static const char *choice_policy(unsigned int i)
 static const char *choice_lock(unsigned int i)
 {
 	return lk_registry[i] ? lk_registry[i]->name : NULL;
+}
+
+static const char *choice_mutant(unsigned int i)
+{
+	if (i == 0)
+		return "none";
+	return lk_mutants[i - 1] ? lk_mutants[i - 1]->mutant : NULL;
 }
 
 static const char *choice_workload(unsigned int i)
@@ -203,6 +211,8 @@ static const struct cfg_key cfg_keys[] = {
 
 	{"lock", "type", CT_ENUM, "pv_qspinlock", 0, 0, choice_lock, OFF(lock),
 	 "lock algorithm (qsim list locks)"},
+	{"lock", "mutant", CT_ENUM, "none", 0, 0, choice_mutant, OFF(mutant),
+	 "a deliberately broken build of the lock (qsim list mutants)"},
 	{"lock", "pv_mapping", CT_ENUM, "splpar-undirected", 0, 0,
 	 choice_mapping, OFF(pv_mapping),
 	 "how pv_wait/pv_kick map onto the hypervisor (pv_qspinlock)"},
@@ -235,6 +245,27 @@ static const struct cfg_key cfg_keys[] = {
 	 "a wait for a lock longer than this is a hang (violation)"},
 	{"check", "host_timeout", CT_UINT, "600", 1, 86400, NULL,
 	 OFF(host_timeout_s), "host seconds before the run is declared hung"},
+	{"check", "sleep_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S),
+	 NULL, OFF(sleep_bound_ps),
+	 "ceded or halted this long while waiting for a lock: lost wakeup"},
+	{"check", "trace_events", CT_UINT, "256", 0, 1u << 24, NULL,
+	 OFF(trace_events), "recent events kept for violation reports"},
+
+#define X(name, key, doc)               \
+	{"adversarial",                 \
+	 #key,                          \
+	 CT_PROB,                       \
+	 "0.02",                        \
+	 0,                             \
+	 0,                             \
+	 NULL,                          \
+	 OFF(point_prob[HV_PT_##name]), \
+	 "policy adversarial: preempt " doc},
+	HV_POINTS(X)
+#undef X
+		{"adversarial", "spurious_wake", CT_PROB, "0.01", 0, 0, NULL,
+		 OFF(spurious_wake),
+		 "policy adversarial: a cede or halt returns at once"},
 };
 
 static const char *type_name(enum cfg_type t)
@@ -251,6 +282,8 @@ static const char *type_name(enum cfg_type t)
 		return "bool";
 	case CT_ENUM:
 		return "name";
+	case CT_PROB:
+		return "prob";
 	}
 	return "?";
 }
@@ -320,6 +353,8 @@ static char *allowed_text(const struct cfg_key *k)
 				       k->min, k->max);
 	case CT_BOOL:
 		return g_strdup("true or false");
+	case CT_PROB:
+		return g_strdup("a probability from 0 to 1 (e.g. 0.05)");
 	case CT_ENUM:
 		s = g_string_new("one of: ");
 		for (unsigned int i = 0; k->choices(i); i++)
@@ -372,6 +407,15 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 			return false;
 		*(uint64_t *)field = u;
 		return true;
+	case CT_PROB: {
+		char *end;
+		double pr = g_ascii_strtod(v, &end);
+
+		if (end == v || *end || !(pr >= 0.0 && pr <= 1.0))
+			return false;
+		*(double *)field = pr;
+		return true;
+	}
 	case CT_BOOL:
 		if (strcmp(v, "true") == 0)
 			*(bool *)field = true;
@@ -518,6 +562,7 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->preset);
 	g_free(cfg->policy);
 	g_free(cfg->lock);
+	g_free(cfg->mutant);
 	g_free(cfg->wait_early);
 	g_free(cfg->steal);
 	g_free(cfg->pv_mapping);

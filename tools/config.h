@@ -60,6 +60,7 @@ struct qsim_config {
 	bool shared;
 	/* [lock] */
 	char *lock;
+	char *mutant;
 	unsigned int spin_threshold;
 	unsigned int pending_loops;
 	char *wait_early;
@@ -74,6 +75,11 @@ struct qsim_config {
 	/* [check] */
 	sim_time_t hang_bound_ps;
 	unsigned int host_timeout_s;
+	sim_time_t sleep_bound_ps;
+	unsigned int trace_events;
+	/* [adversarial] */
+	double point_prob[16];
+	double spurious_wake;
 };
 
 /*

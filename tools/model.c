@@ -18,6 +18,15 @@ struct run {
 	struct sim_event warmup;
 };
 
+_Static_assert(SIM_POINT_CS == HV_PT_critical_section,
+	       "the workload's point is the hypervisor's critical_section");
+
+static void coroutine_fn point_hook(void *data, struct sim_cpu *c, int point)
+{
+	(void)data;
+	hv_point(c->owner, (enum hv_point)point);
+}
+
 static void warmup_ev(struct sim_event *ev)
 {
 	struct run *r = ev->data;
@@ -101,6 +110,10 @@ static char *violation_report(struct run *r)
 				w->waiting->idx,
 				sim_format_time(w->req_ps, buf, sizeof(buf)));
 		g_string_append_c(s, '\n');
+	}
+	if (r->sim.trace.cap) {
+		g_string_append(s, "last events:\n");
+		sim_trace_dump(&r->sim.trace, 40, s);
 	}
 	return g_string_free(s, FALSE);
 }
@@ -251,7 +264,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error)
 {
 	struct run *r = g_new0(struct run, 1);
-	const struct lk_ops *ops = lk_find(cfg->lock);
+	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
+					   ? lk_find_mutant(cfg->mutant)
+					   : lk_find(cfg->lock);
 	struct sim_topo topo = {cfg->smt, cfg->cores_per_chip, cfg->pcpus};
 	struct hv_params hp = {
 		.policy = cfg->policy,
@@ -261,6 +276,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.hcall_ps = cfg->hcall_ps,
 		.wake_latency_ps = cfg->wake_latency_ps,
 		.prod_cuts_directed_confer = cfg->prod_cuts_directed_confer,
+		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
 		.cs = cfg->cs,
@@ -270,6 +286,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 						       : WL_PICK_RANDOM,
 		.warmup_end_ps = cfg->warmup_ps,
 		.hang_bound_ps = cfg->hang_bound_ps,
+		.sleep_bound_ps = cfg->sleep_bound_ps,
 		.seed = cfg->seed,
 	};
 	struct lk_params lp = {
@@ -299,7 +316,18 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	r->cfg = cfg;
 	sim_init(&r->sim, arena, cfg->line_bytes, &cfg->cost, &topo,
 		 (size_t)cfg->stack_kib << 10);
+	if (strcmp(cfg->policy, "adversarial") == 0) {
+		/* The adversary's knobs apply to its policy only. */
+		_Static_assert(HV_PT_NR <= G_N_ELEMENTS(hp.point_prob),
+			       "point_prob too small");
+		memcpy(hp.point_prob, cfg->point_prob, sizeof(hp.point_prob));
+		hp.spurious_wake = cfg->spurious_wake;
+	}
 	hv_init(&r->hv, &r->sim, &hp, cfg->seed);
+	sim_trace_free(&r->sim.trace);
+	sim_trace_init(&r->sim.trace, cfg->trace_events);
+	r->sim.point_hook = point_hook;
+	r->sim.point_data = &r->hv;
 	/* Each lock on a line of its own, in a fixed order. */
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		addrs[i] = sim_mem_alloc(&r->sim.mem, ops->size, line);
@@ -345,9 +373,17 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		res->violation_ps = r->wl.violation_ps;
 		res->violation_msg = g_strdup(r->wl.violation_msg);
 		res->report = violation_report(r);
+		if (r->sim.trace.cap) {
+			GString *t = g_string_new(NULL);
+
+			sim_trace_dump(&r->sim.trace, r->sim.trace.cap, t);
+			res->trace = g_string_free(t, FALSE);
+		}
 	}
 	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
 
+	if (ops->global_fini && r->hv.parts[0]->guest)
+		ops->global_fini(r->hv.parts[0]->guest);
 	wl_destroy(&r->wl);
 	hv_destroy(&r->hv);
 	sim_destroy(&r->sim);
@@ -368,6 +404,7 @@ void qsim_results_clear(struct qsim_results *res)
 	g_free(res->violation_msg);
 	g_free(res->report);
 	g_free(res->replay);
+	g_free(res->trace);
 	if (res->counters)
 		g_array_free(res->counters, TRUE);
 	memset(res, 0, sizeof(*res));

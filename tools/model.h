@@ -75,6 +75,7 @@ struct qsim_results {
 	char *violation_msg;
 	char *report; /* the full violation report, or NULL */
 	char *replay; /* command line that reproduces this run */
+	char *trace;  /* every traced event kept, on a violation */
 	sim_time_t measured_ps;
 	unsigned int nlocks, nvcpus, npcpus;
 	struct qsim_lock_result *locks;

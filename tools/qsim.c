@@ -16,6 +16,7 @@
 #include "tools/model.h"
 #include "tools/report.h"
 #include "tools/store.h"
+#include "tools/torture.h"
 
 enum {
 	EXIT_OK = 0,
@@ -33,10 +34,16 @@ static void usage(FILE *out)
 		"[--db PATH] [--no-store]\n"
 		"        simulate a scenario, print a summary, store every "
 		"figure (default results.db)\n"
+		"  torture [--lock NAME] [--mapping NAME] [--mutant NAME] "
+		"[--seeds N | --time DURATION]\n"
+		"          [--jobs J] [--first-seed S] [--keep-going] "
+		"[--out DIR]\n"
+		"        many short adversarial runs; stops at the first "
+		"violation with its replay command\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
 		"parameters\n"
-		"  list [locks|policies|presets|keys]\n"
+		"  list [locks|policies|presets|mutants|keys]\n"
 		"        what can be simulated, with parameters and defaults\n"
 		"  version\n"
 		"\n"
@@ -216,6 +223,19 @@ static int cmd_list(int argc, char **argv)
 			printf("  %s\n", cfg_presets[i]);
 		any = true;
 	}
+	if (all || strcmp(what, "mutants") == 0) {
+		printf("mutants ([lock] mutant, qsim torture --mutant):\n");
+		for (unsigned int i = 0; lk_mutants[i]; i++)
+			printf("  %-22s %s%s%s\n", lk_mutants[i]->mutant,
+			       lk_mutants[i]->mutant_desc,
+			       lk_mutants[i]->mutant_mapping
+				       ? "; exposed with pv_mapping "
+				       : "",
+			       lk_mutants[i]->mutant_mapping
+				       ? lk_mutants[i]->mutant_mapping
+				       : "");
+		any = true;
+	}
 	if (all || strcmp(what, "keys") == 0) {
 		printf("scenario keys:\n");
 		cfg_print_keys(stdout);
@@ -224,11 +244,161 @@ static int cmd_list(int argc, char **argv)
 	if (!any) {
 		fprintf(stderr,
 			"qsim list: unknown topic '%s'; topics are: locks, "
-			"policies, presets, keys\n",
+			"policies, presets, mutants, keys\n",
 			what);
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
+}
+
+static bool valid_choice(const char *v, const char *const *choices)
+{
+	for (; *choices; choices++)
+		if (strcmp(v, *choices) == 0)
+			return true;
+	return false;
+}
+
+static int cmd_torture(int argc, char **argv)
+{
+	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
+	g_autofree char *seeds = NULL, *time = NULL, *out = NULL, *first = NULL;
+	gint jobs = 0;
+	gboolean keep_going = FALSE;
+	g_autoptr(GOptionContext) ctx = g_option_context_new("");
+	g_autoptr(GError) err = NULL;
+	struct torture_opts o = {0};
+	struct torture_result res;
+	static const char *const mappings[] = {"splpar-undirected",
+					       "splpar-directed", "splpar-cede",
+					       "kvm", NULL};
+	GOptionEntry entries[] = {
+		{"lock", 0, 0, G_OPTION_ARG_STRING, &lock,
+		 "lock to torture (default pv_qspinlock)", "NAME"},
+		{"mapping", 0, 0, G_OPTION_ARG_STRING, &mapping,
+		 "pv mapping (default: random per seed)", "NAME"},
+		{"mutant", 0, 0, G_OPTION_ARG_STRING, &mutant,
+		 "torture a mutant build (qsim list mutants)", "NAME"},
+		{"seeds", 0, 0, G_OPTION_ARG_STRING, &seeds,
+		 "number of seeds (default 1000)", "N"},
+		{"time", 0, 0, G_OPTION_ARG_STRING, &time,
+		 "run for this long in host time instead (e.g. 60s)", "T"},
+		{"first-seed", 0, 0, G_OPTION_ARG_STRING, &first,
+		 "first seed (default 1)", "S"},
+		{"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
+		 "parallel simulations (default: host cores)", "J"},
+		{"keep-going", 0, 0, G_OPTION_ARG_NONE, &keep_going,
+		 "do not stop at the first violation", NULL},
+		{"out", 0, 0, G_OPTION_ARG_FILENAME, &out,
+		 "where failing scenarios and traces go (torture-out)", "DIR"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "qsim torture: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "qsim torture: unexpected argument '%s'\n",
+			argv[1]);
+		return EXIT_INPUT;
+	}
+	if (lock && !lk_find(lock)) {
+		fprintf(stderr,
+			"qsim torture: --lock '%s': not a lock; see "
+			"qsim list locks\n",
+			lock);
+		return EXIT_INPUT;
+	}
+	if (mapping && !valid_choice(mapping, mappings)) {
+		fprintf(stderr,
+			"qsim torture: --mapping '%s': one of "
+			"splpar-undirected, "
+			"splpar-directed, splpar-cede, kvm\n",
+			mapping);
+		return EXIT_INPUT;
+	}
+	if (mutant && !lk_find_mutant(mutant)) {
+		fprintf(stderr,
+			"qsim torture: --mutant '%s': not a mutant; "
+			"see qsim list mutants\n",
+			mutant);
+		return EXIT_INPUT;
+	}
+	if (mutant && lock && strcmp(lock, "pv_qspinlock")) {
+		fprintf(stderr,
+			"qsim torture: mutants are builds of "
+			"pv_qspinlock, not of %s\n",
+			lock);
+		return EXIT_INPUT;
+	}
+	if (seeds && time) {
+		fprintf(stderr, "qsim torture: --seeds or --time, not both\n");
+		return EXIT_INPUT;
+	}
+	o.seeds = 1000;
+	if (seeds) {
+		char *end;
+
+		o.seeds = g_ascii_strtoull(seeds, &end, 10);
+		if (*end || !o.seeds || !g_ascii_isdigit(*seeds)) {
+			fprintf(stderr,
+				"qsim torture: --seeds '%s': a whole "
+				"number from 1\n",
+				seeds);
+			return EXIT_INPUT;
+		}
+	}
+	if (time) {
+		sim_time_t t;
+
+		if (!sim_parse_time(time, &t) || !t) {
+			fprintf(stderr,
+				"qsim torture: --time '%s': a time "
+				"with a unit (e.g. 90s, 500ms)\n",
+				time);
+			return EXIT_INPUT;
+		}
+		o.seeds = 0;
+		o.host_seconds = (double)t / (double)SIM_S;
+	}
+	o.first_seed = 1;
+	if (first) {
+		char *end;
+
+		o.first_seed = g_ascii_strtoull(first, &end, 10);
+		if (*end || !g_ascii_isdigit(*first)) {
+			fprintf(stderr,
+				"qsim torture: --first-seed '%s': a "
+				"whole number\n",
+				first);
+			return EXIT_INPUT;
+		}
+	}
+	if (jobs < 0 || jobs > 256) {
+		fprintf(stderr, "qsim torture: --jobs %d: from 1 to 256\n",
+			jobs);
+		return EXIT_INPUT;
+	}
+	o.lock = lock;
+	o.mapping = mapping;
+	o.mutant = mutant;
+	o.jobs = (unsigned int)jobs;
+	o.keep_going = keep_going;
+	o.out_dir = out ? out : "torture-out";
+	if (mutant && !mapping)
+		o.mapping = lk_find_mutant(mutant)->mutant_mapping;
+	if (!torture_run(&o, &res, stdout, &err)) {
+		fprintf(stderr, "qsim torture: %s\n", err->message);
+		return EXIT_INTERNAL;
+	}
+	{
+		int rc = res.failures ? EXIT_VIOLATION : EXIT_OK;
+
+		torture_result_clear(&res);
+		return rc;
+	}
 }
 
 int main(int argc, char **argv)
@@ -243,6 +413,8 @@ int main(int argc, char **argv)
 		return cmd_check_config(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(argv[1], "torture") == 0)
+		return cmd_torture(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
 		printf("qsim %s (%s, coroutines: %s)\n", QSIM_VERSION,

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sim/engine.h"
+#include "hypervisor/hv.h"
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -329,6 +330,10 @@ uint64_t lk_dispatch_count(void);
 void lk_violation(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 
+/* A shim point (hypervisor/hv.h): the adversary may preempt us here. */
+void lk_shim_point(enum hv_point pt);
+#define lk_point(name) lk_shim_point(HV_PT_##name)
+
 #define in_interrupt() 0
 #define prefetchw(p)   ((void)(p))
 
@@ -346,9 +351,6 @@ void prod_cpu(int cpu);
 /* The KVM flavour's halt and KVM_HC_KICK_CPU. */
 void kvm_halt(void);
 void kvm_kick_cpu(int cpu);
-/* Generic pv interface, mapped per scenario (locks/pv_glue.c). */
-void pv_wait(u8 *ptr, u8 val);
-void pv_kick(int cpu);
 
 #define H_SUCCESS 0
 #define H_CEDE	  0xE0

@@ -123,6 +123,14 @@ void kvm_kick_cpu(int cpu)
 	hv_hcall_kick(self(), (long)cpu);
 }
 
+void lk_shim_point(enum hv_point pt)
+{
+	struct hv_vcpu *v = hv_current_vcpu();
+
+	if (v)
+		hv_point(v, pt);
+}
+
 void *lk_guest(void)
 {
 	return self()->part->guest;

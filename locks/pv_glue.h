@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * pv_wait / pv_kick: the architecture glue between the generic pv
  * slowpath and the hypervisor, one mapping per scenario (lock.pv_mapping).
@@ -11,7 +11,13 @@
  * per-CPU slot and counts the hypercall's duration (pv_latency_kick); a
  * waiter whose slot is stamped when pv_wait returns was woken by that
  * kick (pv_kick_wake, pv_latency_wake).
+ *
+ * Included by pv_qspinlock.c only, so that each mutant build of it gets
+ * its own copy (the no_recheck mutant changes pv_wait).
  */
+#ifndef QSIM_LOCKS_PV_GLUE_H
+#define QSIM_LOCKS_PV_GLUE_H
+
 #include "locks/qspinlock.h"
 
 /* splpar-directed: the holder recorded for the lock we are queued on. */
@@ -44,7 +50,7 @@ static void splpar_directed_wait(struct qs_guest *g, u8 *ptr, u8 val)
 	}
 }
 
-void pv_wait(u8 *ptr, u8 val)
+static void pv_wait(u8 *ptr, u8 val)
 {
 	struct qs_guest *g = qs_guest();
 	int me = smp_processor_id();
@@ -60,11 +66,12 @@ void pv_wait(u8 *ptr, u8 val)
 		splpar_directed_wait(g, ptr, val);
 		break;
 	case LK_PV_SPLPAR_CEDE:
-		if (READ_ONCE(*ptr) == val)
+		/* The re-check; a prod from here on is latched. */
+		if (MUTANT(no_recheck) || READ_ONCE(*ptr) == val)
 			plpar_hcall_norets(H_CEDE);
 		break;
 	case LK_PV_KVM:
-		if (READ_ONCE(*ptr) == val)
+		if (MUTANT(no_recheck) || READ_ONCE(*ptr) == val)
 			kvm_halt();
 		break;
 	}
@@ -77,7 +84,7 @@ void pv_wait(u8 *ptr, u8 val)
 	}
 }
 
-void pv_kick(int cpu)
+static void pv_kick(int cpu)
 {
 	struct qs_guest *g = qs_guest();
 	uint64_t start = sched_clock();
@@ -89,3 +96,5 @@ void pv_kick(int cpu)
 		prod_cpu(cpu); /* always: a prod latches if not yet asleep */
 	lockevent_add(pv_latency_kick, sched_clock() - start);
 }
+
+#endif

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qsim torture; see torture.h.  Every seed gets its own scenario, drawn
+ * from a stream of its own, so a seed's scenario never depends on how
+ * many jobs ran or in what order; the failing scenario is written out as
+ * an ordinary scenario file that `qsim run` replays.
+ */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "tools/torture.h"
+#include "locks/lock.h"
+#include "sim/rng.h"
+#include "tools/config.h"
+#include "tools/model.h"
+
+#define TORTURE_RNG_KIND 0x7047
+
+static const char *const mappings[] = {"splpar-undirected", "splpar-directed",
+				       "splpar-cede", "kvm"};
+
+static uint64_t pick(struct sim_rng *r, uint64_t lo, uint64_t hi)
+{
+	return lo + sim_rng_below(r, hi - lo + 1);
+}
+
+static double prob(struct sim_rng *r, double max)
+{
+	return floor(sim_rng_unit(r) * max * 1000.0) / 1000.0;
+}
+
+char *torture_scenario(const struct torture_opts *o, uint64_t seed)
+{
+	struct sim_rng r;
+	GString *s = g_string_new(NULL);
+	unsigned int vcpus, pcpus;
+	const char *lock = o->lock ? o->lock : "pv_qspinlock";
+	const char *mapping;
+	static const unsigned int spins[] = {16, 64, 256, 1024, 32768};
+
+	sim_rng_init(&r, seed, TORTURE_RNG_KIND, 0);
+	/*
+	 * Overcommitted, but never so far that the correct locks starve by
+	 * design: the hybrid trylock lets a running vCPU steal forever from a
+	 * head that hardly runs (LOCK-FACTS 2.5), which one pCPU shared by
+	 * eight vCPUs and a preempting adversary can arrange.
+	 */
+	pcpus = (unsigned int)pick(&r, 2, 4);
+	vcpus = (unsigned int)pick(&r, pcpus + 1, 3 * pcpus);
+	mapping = o->mapping ? o->mapping : mappings[sim_rng_below(&r, 4)];
+	g_string_append_printf(s,
+			       "# qsim torture scenario, seed %" PRIu64 "\n"
+			       "[run]\nduration = 50ms\nwarmup = 0ns\n"
+			       "seed = %" PRIu64 "\n",
+			       seed, seed);
+	g_string_append_printf(s, "[machine]\npcpus = %u\n", pcpus);
+	g_string_append_printf(s,
+			       "[hypervisor]\npolicy = adversarial\n"
+			       "slice = %" PRIu64 "us\n"
+			       "dispatch_latency = %" PRIu64 "ns\n"
+			       "hcall = 500ns\nwake_latency = %" PRIu64 "ns\n",
+			       pick(&r, 20, 200), pick(&r, 200, 3000),
+			       pick(&r, 200, 8000));
+	g_string_append_printf(s, "[partition]\nvcpus = %u\n", vcpus);
+	g_string_append_printf(
+		s,
+		"[lock]\ntype = %s\nmutant = %s\npv_mapping = %s\n"
+		"SPIN_THRESHOLD = %u\nwait_early = %s\n",
+		lock, o->mutant ? o->mutant : "none", mapping,
+		spins[sim_rng_below(&r, G_N_ELEMENTS(spins))],
+		sim_rng_below(&r, 2) ? "prev-state" : "prev-preempted");
+	g_string_append_printf(s,
+			       "[workload]\nlocks = %" PRIu64 "\n"
+			       "cs = exp:%" PRIu64 "ns\n"
+			       "think = exp:%" PRIu64 "ns\n",
+			       pick(&r, 1, 2), pick(&r, 50, 1500),
+			       pick(&r, 50, 3000));
+	g_string_append(s, "[check]\nhang_bound = 30ms\nsleep_bound = 20ms\n"
+			   "trace_events = 4096\n");
+	g_string_append(s, "[adversarial]\n");
+#define X(name, key, doc) \
+	g_string_append_printf(s, #key " = %.3f\n", prob(&r, 0.3));
+	HV_POINTS(X)
+#undef X
+	g_string_append_printf(s, "spurious_wake = %.3f\n", prob(&r, 0.1));
+	return g_string_free(s, FALSE);
+}
+
+struct job {
+	const struct torture_opts *o;
+	GMutex lock;
+	uint64_t next;	 /* next seed to hand out */
+	uint64_t end;	 /* one past the last seed, or UINT64_MAX */
+	gint64 deadline; /* monotonic us, or 0 */
+	bool stop;
+	struct torture_result *res;
+	uint64_t ok;
+	FILE *out;
+	uint64_t fail_seed;
+	char *fail_text, *fail_report, *fail_trace, *fail_line;
+};
+
+static bool job_take(struct job *j, uint64_t *seed)
+{
+	bool ok;
+
+	g_mutex_lock(&j->lock);
+	ok = !j->stop && j->next < j->end &&
+	     (!j->deadline || g_get_monotonic_time() < j->deadline);
+	if (ok)
+		*seed = j->next++;
+	g_mutex_unlock(&j->lock);
+	return ok;
+}
+
+static void job_done(struct job *j, uint64_t seed, char *text,
+		     struct qsim_results *res)
+{
+	g_mutex_lock(&j->lock);
+	j->res->seeds_run++;
+	j->res->events += res->events;
+	j->res->sim_seconds += (double)res->measured_ps / (double)SIM_S;
+	if (res->status != WL_OK) {
+		j->res->failures++;
+		if (!j->o->quiet)
+			fprintf(j->out, "seed %" PRIu64 ": %s\n", seed,
+				res->violation_msg);
+		/* Report the lowest failing seed: independent of timing. */
+		if (!j->fail_text || seed < j->fail_seed) {
+			g_free(j->fail_text);
+			g_free(j->fail_report);
+			g_free(j->fail_trace);
+			g_free(j->fail_line);
+			j->fail_seed = seed;
+			j->fail_text = g_steal_pointer(&text);
+			j->fail_report = g_strdup(res->report);
+			j->fail_trace = g_strdup(res->trace);
+			j->fail_line = g_strdup(res->violation_msg);
+		}
+		if (!j->o->keep_going)
+			j->stop = true;
+	}
+	g_mutex_unlock(&j->lock);
+	g_free(text);
+}
+
+static void worker(gpointer data, gpointer user)
+{
+	struct job *j = user;
+	uint64_t seed;
+
+	(void)data;
+	while (job_take(j, &seed)) {
+		char *text = torture_scenario(j->o, seed);
+		g_autofree char *path = g_strdup_printf(
+			"%s/seed-%" PRIu64 ".ini", j->o->out_dir, seed);
+		GError *err = NULL;
+		struct qsim_config *cfg = cfg_load_text(path, text, NULL, &err);
+		struct qsim_results res;
+
+		QSIM_BUG_ON(!cfg, "torture generated a bad scenario: %s",
+			    err ? err->message : "?");
+		qsim_model_run(cfg, &res, NULL);
+		job_done(j, seed, text, &res);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+
+static bool write_file(const char *path, const char *text, GError **error)
+{
+	return g_file_set_contents(path, text ? text : "", -1, error);
+}
+
+bool torture_run(const struct torture_opts *o, struct torture_result *res,
+		 FILE *out, GError **error)
+{
+	struct job j = {0};
+	GThreadPool *pool;
+	gint64 t0 = g_get_monotonic_time();
+	unsigned int jobs = o->jobs ? o->jobs : g_get_num_processors();
+
+	memset(res, 0, sizeof(*res));
+	j.o = o;
+	j.res = res;
+	j.out = out;
+	j.next = o->first_seed;
+	j.end = o->seeds ? o->first_seed + o->seeds : UINT64_MAX;
+	j.deadline = o->seeds ? 0 : t0 + (gint64)(o->host_seconds * 1e6);
+	g_mutex_init(&j.lock);
+	pool = g_thread_pool_new(worker, &j, (gint)jobs, TRUE, error);
+	if (!pool)
+		return false;
+	for (unsigned int i = 0; i < jobs; i++)
+		g_thread_pool_push(pool, GINT_TO_POINTER(i + 1), NULL);
+	g_thread_pool_free(pool, FALSE, TRUE);
+	g_mutex_clear(&j.lock);
+	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
+
+	if (j.fail_text) {
+		g_autofree char *ini = g_strdup_printf(
+			"%s/seed-%" PRIu64 ".ini", o->out_dir, j.fail_seed);
+		g_autofree char *trace = g_strdup_printf(
+			"%s/seed-%" PRIu64 ".trace", o->out_dir, j.fail_seed);
+		g_autofree char *report = g_strdup_printf(
+			"%s/seed-%" PRIu64 ".report", o->out_dir, j.fail_seed);
+
+		if (g_mkdir_with_parents(o->out_dir, 0755) != 0) {
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+				    "%s: cannot create the output folder",
+				    o->out_dir);
+			goto fail;
+		}
+		if (!write_file(ini, j.fail_text, error) ||
+		    !write_file(trace, j.fail_trace, error) ||
+		    !write_file(report, j.fail_report, error))
+			goto fail;
+		res->first_failing_seed = j.fail_seed;
+		res->first_violation = g_steal_pointer(&j.fail_line);
+		res->replay = g_strdup_printf("qsim run %s --seed %" PRIu64,
+					      ini, j.fail_seed);
+		if (!o->quiet) {
+			fprintf(out, "\n%s", j.fail_report);
+			fprintf(out, "trace:  %s\nreplay: %s\n", trace,
+				res->replay);
+		}
+	}
+	g_free(j.fail_text);
+	g_free(j.fail_report);
+	g_free(j.fail_trace);
+	g_free(j.fail_line);
+	if (!o->quiet)
+		fprintf(out,
+			"\ntorture: %" PRIu64 " seeds in %.3f s host (%.1f "
+			"schedules/s, %.3f s simulated, %" PRIu64
+			" events), %" PRIu64 " failed\n",
+			res->seeds_run, res->host_seconds,
+			res->host_seconds > 0
+				? (double)res->seeds_run / res->host_seconds
+				: 0,
+			res->sim_seconds, res->events, res->failures);
+	return true;
+fail:
+	g_free(j.fail_text);
+	g_free(j.fail_report);
+	g_free(j.fail_trace);
+	g_free(j.fail_line);
+	return false;
+}
+
+void torture_result_clear(struct torture_result *res)
+{
+	g_free(res->first_violation);
+	g_free(res->replay);
+	memset(res, 0, sizeof(*res));
+}
