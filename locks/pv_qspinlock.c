@@ -461,6 +461,11 @@ static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
 	lk_point(unhashed);
 	/* After this store the lock may be gone: use only the node. */
 	smp_store_release(&lock->locked, 0);
+	/* P1: released, so no entry may remain (only the owner hashes). */
+	if (hash_count_add(lock, 0))
+		lk_violation("P1: lock %#llx still hashed after its slow "
+			     "unlock",
+			     (unsigned long long)lk_addr_key(lock));
 	lk_point(released);
 	lockevent_inc(pv_kick_unlock);
 	pv_kick(READ_ONCE(n->cpu));

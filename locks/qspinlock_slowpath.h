@@ -83,6 +83,10 @@ pv_queue:
 		lockevent_inc(lock_use_node3);
 	else if (slot == 3)
 		lockevent_inc(lock_use_node4);
+	/* Each nesting level takes one node: more than 4 + overflow is a leak. */
+	if (unlikely(slot > _Q_MAX_NODES))
+		lk_violation("cpu %d has %d queue nodes in use",
+			     smp_processor_id(), slot + 1);
 	if (unlikely(slot >= _Q_MAX_NODES)) {
 		/* No node left: spin on trylock, unfairly but safely. */
 		lockevent_inc(lock_no_node);
@@ -144,5 +148,7 @@ pv_queue:
 	qs_pv_kick_node(lock, succ);
 
 release:
-	base->count--;
+	if (unlikely(--base->count < 0))
+		lk_violation("cpu %d released a queue node it did not take",
+			     smp_processor_id());
 }
