@@ -118,12 +118,18 @@ const char *sim_coro_impl(void)
 
 static void coro_entry(void *p);
 
+/* Was the latest switch into a coroutine made by the main context? */
+static __thread bool from_main;
+
 /* Inside a coroutine after a switch: learn the main stack's bounds. */
 static void asan_finish(void *fake)
 {
 #ifdef QSIM_ASAN
-	__sanitizer_finish_switch_fiber(fake, &main_stack_lo,
-					&main_stack_bytes);
+	if (from_main)
+		__sanitizer_finish_switch_fiber(fake, &main_stack_lo,
+						&main_stack_bytes);
+	else
+		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #else
 	(void)fake;
 #endif
@@ -245,6 +251,7 @@ void sim_coro_resume(struct sim_coro *co)
 	QSIM_BUG_ON(current != NULL, "nested coroutine resume");
 	QSIM_BUG_ON(co->finished, "resuming a finished coroutine");
 	current = co;
+	from_main = true;
 #ifdef QSIM_ASAN
 	__sanitizer_start_switch_fiber(&asan_fake_main, co->stack_lo,
 				       co->stack_bytes);
@@ -273,6 +280,26 @@ void coroutine_fn sim_coro_yield(void)
 	sim_coro_switch(&co->sp, main_sp);
 #else
 	QSIM_BUG_ON(swapcontext(&co->uc, &main_uc) != 0);
+#endif
+	asan_finish(fake);
+}
+
+void coroutine_fn sim_coro_transfer(struct sim_coro *to)
+{
+	struct sim_coro *co = current;
+	void *fake = NULL;
+
+	QSIM_BUG_ON(co == NULL || to == co || to->finished,
+		    "bad coroutine transfer");
+	current = to;
+	from_main = false;
+#ifdef QSIM_ASAN
+	__sanitizer_start_switch_fiber(&fake, to->stack_lo, to->stack_bytes);
+#endif
+#ifdef QSIM_CORO_ASM
+	sim_coro_switch(&co->sp, to->sp);
+#else
+	QSIM_BUG_ON(swapcontext(&co->uc, &to->uc) != 0);
 #endif
 	asan_finish(fake);
 }

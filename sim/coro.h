@@ -9,9 +9,10 @@
  * announced with __sanitizer_{start,finish}_switch_fiber; under valgrind
  * every stack is registered.  Design notes: docs/design.md, "Coroutines".
  *
- * Only two kinds of switch exist: the engine resumes a coroutine
- * (sim_coro_resume) and a coroutine yields back to whoever resumed it
- * (sim_coro_yield).  Functions that may end up in sim_coro_yield are
+ * Three kinds of switch exist: the engine resumes a coroutine
+ * (sim_coro_resume), a coroutine yields back to the engine
+ * (sim_coro_yield), and a coroutine hands the host CPU straight to the
+ * next one (sim_coro_transfer).  Functions that may end up in sim_coro_yield are
  * marked coroutine_fn.
  */
 #ifndef QSIM_SIM_CORO_H
@@ -29,8 +30,11 @@ struct sim_coro *sim_coro_create(sim_coro_fn fn, void *arg, size_t stack_bytes);
 void sim_coro_destroy(struct sim_coro *co);
 /* Run @co until it yields or finishes.  Called from the main context. */
 void sim_coro_resume(struct sim_coro *co);
-/* From inside a coroutine: go back to the context that resumed it. */
+/* From inside a coroutine: go back to the main context. */
 void coroutine_fn sim_coro_yield(void);
+/* From inside a coroutine: switch straight to another one, which later
+ * yields to main or transfers back; saves a switch through main. */
+void coroutine_fn sim_coro_transfer(struct sim_coro *to);
 bool sim_coro_finished(const struct sim_coro *co);
 struct sim_coro *sim_coro_self(void);
 /* Name of the switch implementation, for the benchmark and --version. */

@@ -68,12 +68,68 @@ void sim_destroy(struct sim *s)
 		sim_self = NULL;
 }
 
+static void cpu_resume_ev(struct sim_event *ev);
+static void unwatch_all(struct sim_cpu *c);
+
+/* The running cpu is leaving the host CPU: drop its resume event unless
+ * it re-queued it while it ran (it blocked, stopped or finished). */
+static void cpu_drop_stale_event(struct sim_cpu *c)
+{
+	if (sim_event_queued(&c->ev) && c->ev.seq == c->resume_seq)
+		sim_evq_cancel(&c->sim->q, &c->ev);
+}
+
+/* Make @c the running cpu for its resume event @ev. */
+static void cpu_enter(struct sim *s, struct sim_cpu *c, struct sim_event *ev)
+{
+	QSIM_BUG_ON(!c->dispatched, "cpu %u resumed while undispatched", c->id);
+	if (c->state == SIM_CPU_WAITING) {
+		/* The budget ran out before any watched line changed. */
+		unwatch_all(c);
+		c->wait.result = 0;
+	}
+	QSIM_BUG_ON(c->state != SIM_CPU_READY && c->state != SIM_CPU_WAITING,
+		    "cpu %u resumed in state %d", c->id, c->state);
+	c->state = SIM_CPU_RUNNING;
+	c->now_ps = ev->time_ps;
+	c->resume_seq = ev->seq;
+	s->cur = c;
+	s->switches++;
+}
+
+/*
+ * The running cpu gives up the host CPU.  When the next event is another
+ * cpu's resume, switch straight to that cpu (one coroutine switch instead
+ * of two through the engine loop); otherwise return to the loop.
+ */
+static void coroutine_fn cpu_switch_out(struct sim_cpu *c)
+{
+	struct sim *s = c->sim;
+	struct sim_event *next;
+
+	cpu_drop_stale_event(c);
+	next = sim_evq_peek(&s->q);
+	if (!s->stop && next && next->fn == cpu_resume_ev &&
+	    next->time_ps <= s->end_ps && next != &c->ev) {
+		struct sim_cpu *n = next->data;
+
+		s->now_ps = next->time_ps;
+		s->events++;
+		cpu_enter(s, n, next);
+		sim_coro_transfer(n->co);
+		return;
+	}
+	s->cur = NULL;
+	sim_coro_yield();
+}
+
 static void cpu_main(void *arg)
 {
 	struct sim_cpu *c = arg;
 
 	c->fn(c, c->arg);
 	c->state = SIM_CPU_DONE;
+	cpu_drop_stale_event(c);
 }
 
 static void unwatch_all(struct sim_cpu *c)
@@ -99,18 +155,8 @@ static void cpu_resume_ev(struct sim_event *ev)
 	struct sim_cpu *c = ev->data;
 	struct sim *s = c->sim;
 
-	QSIM_BUG_ON(!c->dispatched, "cpu %u resumed while undispatched", c->id);
-	if (c->state == SIM_CPU_WAITING) {
-		/* The budget ran out before any watched line changed. */
-		unwatch_all(c);
-		c->wait.result = 0;
-	}
-	QSIM_BUG_ON(c->state != SIM_CPU_READY && c->state != SIM_CPU_WAITING,
-		    "cpu %u resumed in state %d", c->id, c->state);
-	c->state = SIM_CPU_RUNNING;
-	c->now_ps = ev->time_ps;
-	s->cur = c;
-	s->switches++;
+	cpu_enter(s, c, ev);
+	/* Returns when some cpu (perhaps another) yields to the loop. */
 	sim_coro_resume(c->co);
 	s->cur = NULL;
 }
@@ -144,16 +190,24 @@ void sim_run(struct sim *s, sim_time_t end_ps)
 	struct sim *saved = sim_self;
 
 	sim_self = s;
+	s->end_ps = end_ps;
 	while (!s->stop) {
 		struct sim_event *ev;
 
 		if (sim_evq_top_time(&s->q) > end_ps)
 			break;
-		ev = sim_evq_pop(&s->q);
+		ev = sim_evq_peek(&s->q);
 		if (!ev)
 			break;
 		s->now_ps = ev->time_ps;
 		s->events++;
+		/*
+		 * A cpu's resume event stays queued while the cpu runs, so
+		 * that its yield re-keys it in place (sim_evq_horizon skips
+		 * it); every other event leaves the queue first.
+		 */
+		if (ev->fn != cpu_resume_ev)
+			sim_evq_pop(&s->q);
 		ev->fn(ev);
 	}
 	sim_self = saved;
@@ -257,7 +311,7 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 void coroutine_fn sim_cpu_park(struct sim_cpu *c)
 {
 	QSIM_BUG_ON(c->state != SIM_CPU_STOPPED || c->sim->cur != c);
-	sim_coro_yield();
+	cpu_switch_out(c);
 	QSIM_BUG_ON(c->state != SIM_CPU_RUNNING);
 }
 
@@ -266,7 +320,7 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
 	QSIM_BUG_ON(c->sim->cur != c || c->state != SIM_CPU_RUNNING);
 	c->state = SIM_CPU_READY;
 	sim_evq_push(&c->sim->q, &c->ev, c->now_ps);
-	sim_coro_yield();
+	cpu_switch_out(c);
 }
 
 void sim_report_violation(struct sim_cpu *c, const char *msg)
@@ -282,7 +336,7 @@ void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c)
 {
 	c->sim->stop = true;
 	c->state = SIM_CPU_DONE;
-	sim_coro_yield();
+	cpu_switch_out(c);
 	QSIM_BUG_ON(1, "halted cpu %u resumed", c->id);
 	__builtin_unreachable();
 }
@@ -423,7 +477,7 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	c->state = SIM_CPU_WAITING;
 	if (budget != SIM_BUDGET_NONE)
 		sim_evq_push(&s->q, &c->ev, grid_time(w, budget + 1));
-	sim_coro_yield();
+	cpu_switch_out(c);
 	QSIM_BUG_ON(c->state != SIM_CPU_RUNNING);
 	return w->result;
 }

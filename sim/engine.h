@@ -116,6 +116,7 @@ struct sim_cpu {
 	sim_time_t access_ps; /* when the latest access took effect */
 	sim_time_t carry_ps;  /* work left over when undispatched */
 	struct sim_event ev;  /* resume, or wait timeout */
+	uint64_t resume_seq;  /* ev's sequence when it last resumed us */
 	struct sim_wait wait;
 	void *owner;	/* the hypervisor's vCPU */
 	void *workload; /* the workload's per-vCPU state */
@@ -146,6 +147,7 @@ struct sim {
 	size_t stack_bytes;
 	uint64_t events;
 	uint64_t switches;
+	sim_time_t end_ps; /* of the current sim_run */
 	bool stop;
 	struct sim_trace trace;
 	/* Preemption opportunities announced by guest code (the shim points
@@ -189,7 +191,8 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
 
 static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 {
-	if (__builtin_expect(c->now_ps > sim_evq_top_time(&c->sim->q), 0))
+	if (__builtin_expect(c->now_ps > sim_evq_horizon(&c->sim->q, &c->ev),
+			     0))
 		sim_cpu_yield(c);
 }
 

@@ -107,8 +107,20 @@ void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 {
 	struct sim_evq_slot s;
 
-	if (sim_event_queued(ev))
-		sim_evq_cancel(q, ev);
+	if (sim_event_queued(ev)) {
+		/* Re-key in place: one sift instead of a removal and an
+		 * insertion (a running cpu re-queues its own event). */
+		uint32_t i = ev->heap_idx;
+
+		ev->time_ps = t;
+		ev->seq = q->next_seq++;
+		q->heap[i].time_ps = t;
+		q->heap[i].order = ((uint64_t)ev->prio << 48) |
+				   (ev->seq & ((1ULL << 48) - 1));
+		sift_up(q, i);
+		sift_down(q, ev->heap_idx);
+		return;
+	}
 	if (q->len == q->cap) {
 		q->cap *= 2;
 		q->heap = g_renew(struct sim_evq_slot, q->heap, q->cap);

@@ -59,9 +59,34 @@ static inline bool sim_event_queued(const struct sim_event *ev)
 	return ev->heap_idx != SIM_EV_IDLE;
 }
 
+static inline struct sim_event *sim_evq_peek(const struct sim_evq *q)
+{
+	return q->len ? q->heap[0].ev : NULL;
+}
+
 static inline sim_time_t sim_evq_top_time(const struct sim_evq *q)
 {
 	return q->len ? q->heap[0].time_ps : SIM_TIME_NEVER;
+}
+
+/*
+ * The earliest time of any event but @self: the horizon of the cpu whose
+ * resume event @self still sits in the queue while it runs (engine.c).
+ */
+static inline sim_time_t sim_evq_horizon(const struct sim_evq *q,
+					 const struct sim_event *self)
+{
+	sim_time_t t = SIM_TIME_NEVER;
+
+	if (!q->len)
+		return t;
+	if (q->heap[0].ev != self)
+		return q->heap[0].time_ps;
+	if (q->len > 1)
+		t = q->heap[1].time_ps;
+	if (q->len > 2 && q->heap[2].time_ps < t)
+		t = q->heap[2].time_ps;
+	return t;
 }
 
 bool sim_evq_check_invariants(const struct sim_evq *q);

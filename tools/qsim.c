@@ -17,6 +17,7 @@
 #include "tools/report.h"
 #include "tools/store.h"
 #include "tools/torture.h"
+#include "tools/bench.h"
 
 enum {
 	EXIT_OK = 0,
@@ -40,6 +41,8 @@ static void usage(FILE *out)
 		"[--out DIR]\n"
 		"        many short adversarial runs; stops at the first "
 		"violation with its replay command\n"
+		"  bench [--quick] [--json FILE] [--only TEXT]\n"
+		"        the benchmark (docs/performance.md); not a test\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
 		"parameters\n"
@@ -401,6 +404,35 @@ static int cmd_torture(int argc, char **argv)
 	}
 }
 
+static int cmd_bench(int argc, char **argv)
+{
+	g_autofree char *json = NULL, *only = NULL;
+	gboolean quick = FALSE;
+	g_autoptr(GOptionContext) ctx = g_option_context_new("");
+	g_autoptr(GError) err = NULL;
+	GOptionEntry entries[] = {
+		{"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+		 "a tenth of the simulated time", NULL},
+		{"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
+		 "also write the table as JSON", "FILE"},
+		{"only", 0, 0, G_OPTION_ARG_STRING, &only,
+		 "run only scenarios whose name contains TEXT", "TEXT"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	struct bench_opts o;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err) || argc != 1) {
+		fprintf(stderr, "qsim bench: %s\n",
+			err ? err->message : "unexpected argument");
+		return EXIT_INPUT;
+	}
+	o.quick = quick;
+	o.json = json;
+	o.only = only;
+	return bench_main(&o, stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -415,6 +447,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "torture") == 0)
 		return cmd_torture(argc - 1, argv + 1);
+	if (strcmp(argv[1], "bench") == 0)
+		return cmd_bench(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
 		printf("qsim %s (%s, coroutines: %s)\n", QSIM_VERSION,

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qsim bench; see bench.h.  Every scenario runs in a forked child, so its
+ * peak RSS is its own; the child reports its figures through a pipe.
+ * Host costs are normalised per simulated second, so scenarios shortened
+ * for size compare with the rest.
+ */
+#include <glib.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/coro.h"
+#include "sim/engine.h"
+#include "tools/bench.h"
+#include "tools/config.h"
+#include "tools/model.h"
+
+struct bench_case {
+	char name[64];
+	const char *lock;
+	unsigned int vcpus, pcpus;
+	const char *cs;
+	sim_time_t duration_ps;
+	const char *group; /* main, scale-vcpus, scale-time, scale-cs */
+};
+
+struct bench_fig {
+	double host_s;
+	double sim_s;
+	uint64_t events, switches, acquisitions;
+	long rss_kib;
+	int status;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char *case_text(const struct bench_case *c)
+{
+	char d[32];
+
+	return g_strdup_printf("[run]\nduration = %s\nwarmup = 1ms\n"
+			       "[machine]\npcpus = %u\n"
+			       "[partition]\nvcpus = %u\n"
+			       "[lock]\ntype = %s\n"
+			       "[workload]\ncs = %s\nthink = 1us\n",
+			       sim_format_time(c->duration_ps, d, sizeof(d)),
+			       c->pcpus, c->vcpus, c->lock, c->cs);
+}
+
+/* Run @c in a child; its figures come back through a pipe. */
+static bool run_case(const struct bench_case *c, struct bench_fig *f)
+{
+	int fd[2];
+	pid_t pid;
+	struct rusage ru;
+	int status;
+	ssize_t n;
+
+	memset(f, 0, sizeof(*f));
+	if (pipe(fd) != 0)
+		return false;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		g_autofree char *text = case_text(c);
+		struct qsim_config *cfg;
+		struct qsim_results res;
+		struct bench_fig out = {0};
+		double t0;
+
+		close(fd[0]);
+		cfg = cfg_load_text(c->name, text, NULL, NULL);
+		if (!cfg)
+			_exit(3);
+		t0 = now_s();
+		qsim_model_run(cfg, &res, NULL);
+		out.host_s = now_s() - t0;
+		out.sim_s = (double)(cfg->warmup_ps + cfg->duration_ps) /
+			    (double)SIM_S;
+		out.events = res.events;
+		out.switches = res.switches;
+		for (unsigned int i = 0; i < res.nlocks; i++)
+			out.acquisitions += (uint64_t)res.locks[i].acquisitions;
+		out.status = res.status;
+		if (write(fd[1], &out, sizeof(out)) != sizeof(out))
+			_exit(3);
+		_exit(0);
+	}
+	close(fd[1]);
+	n = read(fd[0], f, sizeof(*f));
+	close(fd[0]);
+	if (wait4(pid, &status, 0, &ru) != pid || n != sizeof(*f) ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return false;
+	f->rss_kib = ru.ru_maxrss;
+	return true;
+}
+
+/* Reference: an uncontended lock/unlock pair on the host, in ns. */
+static double host_lock_pair_ns(void)
+{
+	static _Atomic unsigned int word;
+	const long n = 20000000;
+	double t0 = now_s();
+
+	for (long i = 0; i < n; i++) {
+		unsigned int z = 0;
+
+		while (!atomic_compare_exchange_weak_explicit(
+			&word, &z, 1, memory_order_acquire,
+			memory_order_relaxed))
+			z = 0;
+		atomic_store_explicit(&word, 0, memory_order_release);
+	}
+	return (now_s() - t0) * 1e9 / (double)n;
+}
+
+static long pingpong_left;
+
+static void pingpong(void *arg)
+{
+	(void)arg;
+	while (pingpong_left-- > 0)
+		sim_coro_yield();
+}
+
+/* Reference: one coroutine switch (resume or yield), in ns. */
+static double coro_switch_ns(void)
+{
+	const long n = 10000000;
+	struct sim_coro *co = sim_coro_create(pingpong, NULL, 64 << 10);
+	double t0;
+
+	pingpong_left = n;
+	t0 = now_s();
+	while (!sim_coro_finished(co))
+		sim_coro_resume(co);
+	t0 = now_s() - t0;
+	sim_coro_destroy(co);
+	return t0 * 1e9 / (double)(2 * n);
+}
+
+/* Reference: engine events with a switch each: cpus that only compute. */
+static long work_left;
+
+static void worker(struct sim_cpu *c, void *arg)
+{
+	(void)arg;
+	while (work_left-- > 0)
+		sim_cpu_work(c, 1000 + (c->id * 7) % 13);
+}
+
+static double event_ns(void)
+{
+	struct sim s;
+	struct sim_cost cost = {.hit_ps = 1000, .relax_ps = 1000};
+	struct sim_topo topo = {1, 1, 64};
+	double t0;
+
+	sim_init(&s, 1 << 16, 128, &cost, &topo, 64 << 10);
+	for (int i = 0; i < 64; i++)
+		sim_cpu_create(&s, worker, NULL);
+	sim_mem_seal(&s.mem);
+	for (int i = 0; i < 64; i++)
+		sim_cpu_dispatch(s.cpus[i], 0, i);
+	work_left = 10000000;
+	t0 = now_s();
+	sim_run(&s, SIM_TIME_NEVER - 1);
+	t0 = now_s() - t0;
+	t0 = t0 * 1e9 / (double)s.events;
+	sim_destroy(&s);
+	return t0;
+}
+
+static GArray *build_cases(bool quick)
+{
+	GArray *a = g_array_new(FALSE, TRUE, sizeof(struct bench_case));
+	static const char *const locks[] = {"pv_qspinlock", "tas", "qspinlock"};
+	static const unsigned int sizes[] = {16, 64, 256, 1024};
+	/* Simulated time per size: 1s, 1s, 100ms, 10ms (quick: /10). */
+	static const sim_time_t dur[] = {SIM_S, SIM_S, 100 * SIM_MS,
+					 10 * SIM_MS};
+	struct bench_case c;
+
+	for (size_t l = 0; l < G_N_ELEMENTS(locks); l++)
+		for (size_t s = 0; s < G_N_ELEMENTS(sizes); s++)
+			for (unsigned int oc = 1; oc <= 2; oc++) {
+				memset(&c, 0, sizeof(c));
+				c.lock = locks[l];
+				c.vcpus = sizes[s];
+				c.pcpus = sizes[s] / oc;
+				c.cs = "200ns";
+				c.duration_ps = dur[s] / (quick ? 10 : 1);
+				c.group = "main";
+				snprintf(c.name, sizeof(c.name), "%s-%u-%ux",
+					 c.lock, c.vcpus, oc);
+				g_array_append_val(a, c);
+			}
+	/* Long spin: 100 us sections against 1 us, same acquisitions. */
+	for (int i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof(c));
+		c.lock = "qspinlock";
+		c.vcpus = c.pcpus = 16;
+		c.cs = i ? "100us" : "1us";
+		c.duration_ps = (i ? 100 * SIM_MS : SIM_MS) / (quick ? 10 : 1);
+		c.group = "scale-cs";
+		snprintf(c.name, sizeof(c.name), "longspin-cs-%s", c.cs);
+		g_array_append_val(a, c);
+	}
+	memset(&c, 0, sizeof(c));
+	c.lock = "qspinlock";
+	c.vcpus = c.pcpus = 16;
+	c.cs = "10us";
+	c.duration_ps = 10 * SIM_MS / (quick ? 10 : 1);
+	c.group = "scale-cs";
+	snprintf(c.name, sizeof(c.name), "longspin-cs-10us");
+	g_array_append_val(a, c);
+	/* Duration scaling: the same scenario for 1x, 2x, 4x the time. */
+	for (int i = 0; i < 3; i++) {
+		memset(&c, 0, sizeof(c));
+		c.lock = "qspinlock";
+		c.vcpus = c.pcpus = 64;
+		c.cs = "200ns";
+		c.duration_ps = (100 * SIM_MS << i) / (quick ? 10 : 1);
+		c.group = "scale-time";
+		snprintf(c.name, sizeof(c.name), "time-%ux", 1u << i);
+		g_array_append_val(a, c);
+	}
+	return a;
+}
+
+static void json_case(FILE *j, const struct bench_case *c,
+		      const struct bench_fig *f, bool first)
+{
+	fprintf(j,
+		"%s\n    {\"name\": \"%s\", \"group\": \"%s\", \"lock\": "
+		"\"%s\", \"vcpus\": %u, \"pcpus\": %u, \"cs\": \"%s\", "
+		"\"sim_s\": %.6f, \"host_s\": %.6f, \"events\": %" PRIu64
+		", \"switches\": %" PRIu64 ", \"acquisitions\": %" PRIu64
+		", \"rss_kib\": %ld, \"status\": %d}",
+		first ? "" : ",", c->name, c->group, c->lock, c->vcpus,
+		c->pcpus, c->cs, f->sim_s, f->host_s, f->events, f->switches,
+		f->acquisitions, f->rss_kib, f->status);
+}
+
+int bench_main(const struct bench_opts *o, FILE *out)
+{
+	g_autoptr(GArray) cases = build_cases(o->quick);
+	struct bench_fig *figs = g_new0(struct bench_fig, cases->len);
+	double pair = host_lock_pair_ns(), sw = coro_switch_ns();
+	double ev = event_ns();
+	FILE *j = NULL;
+	int rc = 0;
+	double pv64 = -1, ls1 = -1, ls100 = -1;
+	long rss1024 = 0;
+
+	fprintf(out, "qsim bench (%s; coroutines %s)\n",
+		o->quick ? "quick" : "full", sim_coro_impl());
+	fprintf(out,
+		"reference: host lock/unlock pair %.2f ns; coroutine switch "
+		"%.2f ns; engine event with switch %.2f ns\n\n",
+		pair, sw, ev);
+	fprintf(out, "%-24s %7s %9s %10s %9s %10s %9s %8s\n", "scenario",
+		"sim s", "host s", "slowdown", "Mev/s", "ns/acq", "Msw/s",
+		"RSS MB");
+	for (guint i = 0; i < cases->len; i++) {
+		const struct bench_case *c =
+			&g_array_index(cases, struct bench_case, i);
+		struct bench_fig *f = &figs[i];
+
+		if (o->only && !strstr(c->name, o->only))
+			continue;
+		if (!run_case(c, f)) {
+			fprintf(out, "%-24s failed\n", c->name);
+			rc = 3;
+			continue;
+		}
+		fprintf(out,
+			"%-24s %7.3f %9.2f %10.2f %9.2f %10.0f %9.2f %8.1f%s\n",
+			c->name, f->sim_s, f->host_s, f->host_s / f->sim_s,
+			(double)f->events / f->host_s / 1e6,
+			f->acquisitions
+				? f->host_s * 1e9 / (double)f->acquisitions
+				: 0,
+			(double)f->switches / f->host_s / 1e6,
+			(double)f->rss_kib / 1024.0,
+			f->status ? "  (violation!)" : "");
+		fflush(out);
+		if (strcmp(c->name, "pv_qspinlock-64-2x") == 0)
+			pv64 = f->host_s / f->sim_s;
+		if (strcmp(c->name, "longspin-cs-1us") == 0 && f->acquisitions)
+			ls1 = f->host_s / (double)f->acquisitions;
+		if (strcmp(c->name, "longspin-cs-100us") == 0 &&
+		    f->acquisitions)
+			ls100 = f->host_s / (double)f->acquisitions;
+		if (c->vcpus == 1024 && f->rss_kib > rss1024)
+			rss1024 = f->rss_kib;
+	}
+
+	fprintf(out, "\ntargets:\n");
+	fprintf(out, "  event dispatch with switch <= 60 ns: %.1f ns  %s\n", ev,
+		ev <= 60 ? "met" : "NOT met");
+	if (pv64 >= 0)
+		fprintf(out,
+			"  pv_qspinlock 64 vCPUs on 32 pCPUs, 1 simulated "
+			"second <= 2 host s: %.2f s  %s\n",
+			pv64, pv64 <= 2 ? "met" : "NOT met");
+	if (rss1024)
+		fprintf(out, "  1024 vCPUs under 1 GiB: %.0f MB peak  %s\n",
+			(double)rss1024 / 1024,
+			rss1024 < (1 << 20) ? "met" : "NOT met");
+	if (ls1 > 0 && ls100 > 0)
+		fprintf(out,
+			"  long spin (100 us sections) within 1.5x of 1 us per "
+			"acquisition: %.2fx  %s\n",
+			ls100 / ls1, ls100 / ls1 <= 1.5 ? "met" : "NOT met");
+
+	if (o->json) {
+		j = fopen(o->json, "w");
+		if (!j) {
+			fprintf(stderr, "qsim bench: cannot write %s\n",
+				o->json);
+			g_free(figs);
+			return 1;
+		}
+		fprintf(j,
+			"{\n  \"quick\": %s,\n  \"host_lock_pair_ns\": %.3f,\n"
+			"  \"coro_switch_ns\": %.3f,\n  \"event_ns\": %.3f,\n"
+			"  \"cases\": [",
+			o->quick ? "true" : "false", pair, sw, ev);
+		for (guint i = 0, first = 1; i < cases->len; i++) {
+			const struct bench_case *c =
+				&g_array_index(cases, struct bench_case, i);
+
+			if (o->only && !strstr(c->name, o->only))
+				continue;
+			json_case(j, c, &figs[i], first);
+			first = 0;
+		}
+		fprintf(j, "\n  ]\n}\n");
+		fclose(j);
+	}
+	g_free(figs);
+	return rc;
+}
