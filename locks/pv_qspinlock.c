@@ -247,48 +247,45 @@ static void pv_init_node_hook(struct qnode *n)
 	WRITE_ONCE(n->state, vcpu_running);
 }
 
-/* Every 256 spins: is our predecessor no longer spinning? */
-static bool pv_prev_stopped(struct qnode *prev, int loop)
+struct pv_node_wait {
+	struct qnode *n, *prev;
+};
+
+static bool pv_node_locked(void *arg)
 {
-	if (loop & PV_PREV_CHECK_MASK)
-		return false;
-	if (READ_ONCE(prev->state) != vcpu_running)
+	struct pv_node_wait *w = arg;
+
+	return READ_ONCE(w->n->locked);
+}
+
+/* Every 256 spins: is our predecessor no longer spinning? */
+static bool pv_prev_stopped(void *arg)
+{
+	struct pv_node_wait *w = arg;
+
+	if (READ_ONCE(w->prev->state) != vcpu_running)
 		return true;
 	return qs_guest()->p.wait_early == LK_WAIT_EARLY_PREV_PREEMPTED &&
-	       vcpu_is_preempted(READ_ONCE(prev->cpu));
+	       vcpu_is_preempted(READ_ONCE(w->prev->cpu));
 }
 
 /*
  * Spin SPIN_THRESHOLD times for the MCS hand-off, checking the
- * predecessor every 256; then publish HALTED and sleep.  The spin is
- * event-driven in runs of up to 255 iterations between the checks, with
- * exactly the iteration count and timing of the loop it stands for.
+ * predecessor every 256 (PV_PREV_CHECK_MASK); then publish HALTED and
+ * sleep.  lk_spin_periodic gives exactly that loop's count and timing.
  */
 static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
 {
+	struct pv_node_wait w = {n, prev};
+
 	for (;;) {
-		bool early = false;
-		int loop = (int)qs_guest()->p.spin_threshold;
+		uint64_t r = lk_spin_periodic(
+			qs_guest()->p.spin_threshold, PV_PREV_CHECK_MASK + 1,
+			pv_node_locked, pv_prev_stopped, &w);
+		bool early = r & LK_SPIN_CHECKED;
 
-		while (loop) {
-			if (READ_ONCE(n->locked))
-				return;
-			if (pv_prev_stopped(prev, loop)) {
-				early = true;
-				break;
-			}
-			cpu_relax();
-			loop--;
-			if (loop & PV_PREV_CHECK_MASK) {
-				int run = loop & PV_PREV_CHECK_MASK;
-				int left = (int)spin_until_cond_timeout(
-					READ_ONCE(n->locked), (uint64_t)run);
-
-				if (left)
-					return;
-				loop -= run;
-			}
-		}
+		if (r && !early)
+			return;
 		/* Pairs with the barrier before the state CAS in kick_node. */
 		smp_store_mb(n->state, vcpu_halted);
 		lk_point(state_stored);

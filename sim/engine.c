@@ -252,16 +252,47 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 }
 
 /* First grid point strictly after @t, as an index k >= 1. */
+static inline sim_time_t grid_time(const struct sim_wait *w, uint64_t k);
+
 static inline uint64_t grid_index_after(const struct sim_wait *w, sim_time_t t)
 {
+	uint64_t lo, hi;
+
 	if (t < w->grid0_ps)
 		return 1;
-	return (t - w->grid0_ps) / w->period_ps + 2;
+	if (!w->every)
+		return (t - w->grid0_ps) / w->period_ps + 2;
+	/* Folded checks make the grid uneven: search it. */
+	lo = 1;
+	hi = w->budget + 1;
+	if (grid_time(w, hi) <= t)
+		return hi + 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (grid_time(w, mid) > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
+/*
+ * Evaluation k (k >= 1) of the grid.  With folded checks (every != 0) the
+ * evaluation at counter value c costs extra_ps more when c is a multiple
+ * of every; evaluation j has counter budget - (j - 1).
+ */
 static inline sim_time_t grid_time(const struct sim_wait *w, uint64_t k)
 {
-	return w->grid0_ps + (k - 1) * w->period_ps;
+	sim_time_t t = w->grid0_ps + (k - 1) * w->period_ps;
+
+	if (w->every) {
+		uint64_t m = w->budget;
+
+		t += w->extra_ps * (m / w->every - (m - k + 1) / w->every);
+	}
+	return t;
 }
 
 void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
@@ -355,6 +386,8 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 	if (kind == SIM_READ && c->wait.active) {
 		struct sim_wait *w = &c->wait;
 
+		/* Each re-read of an unchanged line is a hit: count reads. */
+		w->nreads++;
 		for (unsigned int i = 0; i < w->nlines; i++)
 			if (w->lines[i] == line)
 				return;
@@ -363,6 +396,8 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			    SIM_WAIT_MAX_LINES);
 		w->lines[w->nlines] = line;
 		w->versions[w->nlines] = m->lines[line].version;
+		/* Re-reads are hits: read i starts i hits into the round. */
+		w->offs[w->nlines] = (w->nreads - 1) * m->cost.hit_ps;
 		w->nlines++;
 	}
 }
@@ -375,7 +410,12 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		struct sim_watch *next = w->next;
 		struct sim_cpu *c = w->cpu;
 		struct sim_wait *wt = &c->wait;
-		uint64_t k = grid_index_after(wt, t);
+		/*
+		 * The evaluation that reads this line at or after the write
+		 * sees it; the line is read off_ps into each evaluation.
+		 */
+		uint64_t k = grid_index_after(wt, t >= w->off_ps ? t - w->off_ps
+								 : 0);
 
 		/* A read set holds each line once, so @next is another cpu's. */
 		unwatch_all(c);
@@ -414,6 +454,7 @@ void sim_wait_begin(struct sim_cpu *c)
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
 	c->wait.active = true;
 	c->wait.nlines = 0;
+	c->wait.nreads = 0;
 	sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
 }
 
@@ -421,7 +462,31 @@ void sim_wait_end(struct sim_cpu *c)
 {
 	c->wait.active = false;
 	c->wait.nlines = 0;
+	c->wait.nreads = 0;
 	sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
+}
+
+/*
+ * Block with folded periodic checks: the evaluation just done (counter
+ * @budget, a multiple of @every) made @normal_reads reads for its condition
+ * and the rest of the read set's reads for its check; evaluations whose
+ * counter is a multiple of @every repeat the check.  While no line of the
+ * read set changes, those checks read the same values and fail again, so
+ * they are folded into the grid as extra time instead of waking the cpu.
+ */
+uint64_t coroutine_fn sim_wait_block_every(struct sim_cpu *c, uint64_t budget,
+					   uint32_t every,
+					   unsigned int normal_reads)
+{
+	struct sim_wait *w = &c->wait;
+
+	QSIM_BUG_ON(!every || budget == SIM_BUDGET_NONE ||
+		    normal_reads > w->nreads);
+	w->fold_every = every;
+	w->fold_normal = normal_reads;
+	w->fold_extra_ps = (sim_time_t)(w->nreads - normal_reads) *
+			   c->sim->mem.cost.hit_ps;
+	return sim_wait_block(c, budget);
 }
 
 uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
@@ -430,15 +495,23 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	struct sim_mem *m = &s->mem;
 	struct sim_wait *w = &c->wait;
 	bool changed = false;
+	uint32_t every = w->fold_every;
 
 	QSIM_BUG_ON(!w->active || s->cur != c);
+	w->fold_every = 0;
 	c->now_ps += m->cost.relax_ps;
 	if (budget != SIM_BUDGET_NONE && --budget == 0) {
 		w->nlines = 0;
+		w->nreads = 0;
 		return 0;
 	}
 	w->grid0_ps = c->now_ps;
-	w->period_ps = w->nlines * m->cost.hit_ps + m->cost.relax_ps;
+	w->period_ps = w->nreads * m->cost.hit_ps + m->cost.relax_ps;
+	w->every = every;
+	w->extra_ps = every ? w->fold_extra_ps : 0;
+	if (every) /* normal evaluations read only the condition's lines */
+		w->period_ps =
+			w->fold_normal * m->cost.hit_ps + m->cost.relax_ps;
 	if (!w->period_ps)
 		w->period_ps = 1;
 	w->budget = budget;
@@ -457,6 +530,7 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 			changed = true;
 	if (changed) {
 		w->nlines = 0;
+		w->nreads = 0;
 		sim_cpu_sync(c);
 		return budget;
 	}
@@ -466,6 +540,7 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 
 		wa->cpu = c;
 		wa->line = w->lines[i];
+		wa->off_ps = w->offs[i];
 		wa->prev = NULL;
 		wa->next = l->watchers;
 		if (l->watchers)
@@ -474,6 +549,7 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	}
 	w->nwatch = w->nlines;
 	w->nlines = 0;
+	w->nreads = 0;
 	c->state = SIM_CPU_WAITING;
 	if (budget != SIM_BUDGET_NONE)
 		sim_evq_push(&s->q, &c->ev, grid_time(w, budget + 1));

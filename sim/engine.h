@@ -86,19 +86,27 @@ struct sim_watch {
 	struct sim_watch *next, *prev;
 	struct sim_cpu *cpu;
 	size_t line;
+	sim_time_t off_ps; /* when in an evaluation this line is read */
 };
 
 struct sim_wait {
 	bool active;	     /* between sim_wait_begin and sim_wait_end */
 	unsigned int nlines; /* read set of the current evaluation */
+	unsigned int nreads; /* reads in it (a line may be read twice) */
 	size_t lines[SIM_WAIT_MAX_LINES];
 	uint64_t versions[SIM_WAIT_MAX_LINES];
+	sim_time_t offs[SIM_WAIT_MAX_LINES]; /* first read, from its start */
 	struct sim_watch watch[SIM_WAIT_MAX_LINES];
 	unsigned int nwatch;
 	sim_time_t grid0_ps;  /* time of the next evaluation */
 	sim_time_t period_ps; /* cost of one failed iteration */
 	uint64_t budget;      /* evaluations left from grid0, or NONE */
-	uint64_t result;      /* evaluations left when woken */
+	uint32_t every;	      /* folded checks every this many, or 0 */
+	sim_time_t extra_ps;  /* cost of a folded check */
+	uint32_t fold_every;  /* sim_wait_block_every's request */
+	unsigned int fold_normal;
+	sim_time_t fold_extra_ps;
+	uint64_t result; /* evaluations left when woken */
 };
 
 typedef void (*sim_cpu_fn)(struct sim_cpu *cpu, void *arg);
@@ -254,6 +262,9 @@ void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
 void sim_wait_begin(struct sim_cpu *c);
 uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget);
 void sim_wait_end(struct sim_cpu *c);
+uint64_t coroutine_fn sim_wait_block_every(struct sim_cpu *c, uint64_t budget,
+					   uint32_t every,
+					   unsigned int normal_reads);
 
 bool sim_cpu_check_invariants(const struct sim_cpu *c);
 

@@ -22,15 +22,27 @@ struct probe {
 };
 
 enum {
-	P_WRITE,     /* work, then *x = 1 */
-	P_READ2,     /* read at work_ps, then again at 200ns */
-	P_COND,	     /* smp_cond_load until *x == 1 */
-	P_BOUNDED,   /* spin_until_cond_timeout(*x, budget) */
-	P_RAWLOOP,   /* the same, written as a real loop */
-	P_TWO_LINES, /* spin until *x or *y */
-	P_WORK,	     /* just work */
-	P_WRITE_Y,   /* work, then *y = 1 */
+	P_WRITE,	/* work, then *x = 1 */
+	P_READ2,	/* read at work_ps, then again at 200ns */
+	P_COND,		/* smp_cond_load until *x == 1 */
+	P_BOUNDED,	/* spin_until_cond_timeout(*x, budget) */
+	P_RAWLOOP,	/* the same, written as a real loop */
+	P_TWO_LINES,	/* spin until *x or *y */
+	P_WORK,		/* just work */
+	P_WRITE_Y,	/* work, then *y = 1 */
+	P_PERIODIC,	/* lk_spin_periodic: cond *x, check *y every 4 */
+	P_PERIODIC_RAW, /* the same as a real loop */
 };
+
+static bool cond_x(void *arg)
+{
+	return READ_ONCE(*x) != 0;
+}
+
+static bool check_y(void *arg)
+{
+	return READ_ONCE(*y) != 0;
+}
 
 static void probe_main(struct sim_cpu *c, void *arg)
 {
@@ -70,6 +82,21 @@ static void probe_main(struct sim_cpu *c, void *arg)
 		spin_until_cond(READ_ONCE(*x) || READ_ONCE(*y));
 		break;
 	case P_WORK:
+		break;
+	case P_PERIODIC:
+		p->left = lk_spin_periodic(p->budget, 4, cond_x, check_y, NULL);
+		break;
+	case P_PERIODIC_RAW:
+		for (n = p->budget; n; n--) {
+			if (cond_x(NULL))
+				break;
+			if (n % 4 == 0 && check_y(NULL)) {
+				n |= LK_SPIN_CHECKED;
+				break;
+			}
+			cpu_relax();
+		}
+		p->left = n;
 		break;
 	}
 	p->at[3] = c->now_ps;
@@ -241,6 +268,54 @@ START_TEST(test_work_carried)
 }
 END_TEST
 
+/* The periodic-check spin gives what iterating gives, exactly. */
+START_TEST(test_periodic_equals_iterating)
+{
+	static const uint64_t budgets[] = {1, 3, 4, 5, 64, 1001};
+	static const sim_time_t writes[] = {0, 50100, 400300, 2999700};
+	static const sim_time_t preempts[][2] = {
+		{0, 0}, {200700, 300000}, {2000, 1000000}};
+	int cases = 0;
+
+	for (size_t bi = 0; bi < G_N_ELEMENTS(budgets); bi++)
+		for (size_t wi = 0; wi < G_N_ELEMENTS(writes); wi++)
+			for (int which = 0; which < 2; which++)
+				for (size_t pi = 0; pi < G_N_ELEMENTS(preempts);
+				     pi++) {
+					struct probe wa = {.work_ps =
+								   writes[wi]};
+					struct probe
+						ev = {.mode = P_PERIODIC},
+						raw = {.mode = P_PERIODIC_RAW};
+
+					wa.mode = !writes[wi] ? P_WORK
+						  : which     ? P_WRITE_Y
+							      : P_WRITE;
+					ev.budget = raw.budget = budgets[bi];
+					run2(&wa, &ev, preempts[pi][0],
+					     preempts[pi][1]);
+					run2(&wa, &raw, preempts[pi][0],
+					     preempts[pi][1]);
+					ck_assert_msg(
+						ev.left == raw.left &&
+							ev.at[3] == raw.at[3],
+						"budget %" PRIu64
+						" write %" PRIu64
+						" to %s preempt %" PRIu64
+						": periodic left %#" PRIx64
+						" at %" PRIu64
+						", loop left %#" PRIx64
+						" at %" PRIu64,
+						budgets[bi], writes[wi],
+						which ? "y" : "x",
+						preempts[pi][0], ev.left,
+						ev.at[3], raw.left, raw.at[3]);
+					cases++;
+				}
+	ck_assert_int_eq(cases, 144);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -251,6 +326,7 @@ int main(void)
 	tcase_add_test(tc, test_budget_exhausted_preempted);
 	tcase_add_test(tc, test_budget_equals_iterating);
 	tcase_add_test(tc, test_two_lines);
+	tcase_add_test(tc, test_periodic_equals_iterating);
 	tcase_add_test(tc, test_work_carried);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

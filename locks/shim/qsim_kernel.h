@@ -272,6 +272,26 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 		__sc_n;                                          \
 	})
 
+/*
+ * A bounded spin with a periodic extra check, meaning exactly
+ *
+ *	for (n = iters; n; n--) {
+ *		if (cond(arg))
+ *			return n;
+ *		if (n % every == 0 && check(arg))
+ *			return n | LK_SPIN_CHECKED;
+ *		cpu_relax();
+ *	}
+ *	return 0;
+ *
+ * (pv_wait_node's loop: the hand-off, and every 256 spins the
+ * predecessor).  The vCPU sleeps on the lines cond and check read, and
+ * checks over unchanged lines cost their time without waking it.
+ */
+#define LK_SPIN_CHECKED (1ULL << 63)
+uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
+			  bool (*check)(void *), void *arg);
+
 /* Spin until @cond holds (powerpc's spin_until_cond), event-driven. */
 #define spin_until_cond(cond)                                    \
 	do {                                                     \

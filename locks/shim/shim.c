@@ -113,6 +113,42 @@ void prod_cpu(int cpu)
 	plpar_hcall_norets(H_PROD, (long)cpu);
 }
 
+uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
+			  bool (*check)(void *), void *arg)
+{
+	struct sim_cpu *c = sim_current();
+	uint64_t n = iters;
+
+	BUG_ON(!c || !every);
+	while (n) {
+		unsigned int normal;
+
+		/* One real evaluation at counter n. */
+		sim_wait_begin(c);
+		if (cond(arg)) {
+			sim_wait_end(c);
+			return n;
+		}
+		normal = c->wait.nreads;
+		if (n % every == 0) {
+			if (check(arg)) {
+				sim_wait_end(c);
+				return n | LK_SPIN_CHECKED;
+			}
+			/* Fold the next checks while nothing changes. */
+			n = sim_wait_block_every(c, n, every, normal);
+		} else {
+			/* Spin on cond alone up to the next check. */
+			uint64_t run = n % every;
+			uint64_t left = sim_wait_block(c, run);
+
+			n = n - run + left;
+		}
+		sim_wait_end(c);
+	}
+	return 0;
+}
+
 void kvm_halt(void)
 {
 	hv_hcall_halt(self());
