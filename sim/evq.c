@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Binary heap event queue; see evq.h for the ordering contract.
+ * The 4-ary heap event queue; see evq.h for the ordering contract.
  */
 #include <glib.h>
 
@@ -54,7 +54,7 @@ static void sift_up(struct sim_evq *q, uint32_t i)
 	struct sim_evq_slot s = q->heap[i];
 
 	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
+		uint32_t parent = (i - 1) / SIM_EVQ_ARITY;
 
 		if (!slot_before(&s, &q->heap[parent]))
 			break;
@@ -69,13 +69,15 @@ static void sift_down(struct sim_evq *q, uint32_t i)
 	struct sim_evq_slot s = q->heap[i];
 
 	for (;;) {
-		uint32_t l = 2 * i + 1, best;
+		uint32_t first = SIM_EVQ_ARITY * i + 1, best, end;
 
-		if (l >= q->len)
+		if (first >= q->len)
 			break;
-		best = l;
-		if (l + 1 < q->len && slot_before(&q->heap[l + 1], &q->heap[l]))
-			best = l + 1;
+		best = first;
+		end = SIM_MIN(first + SIM_EVQ_ARITY, q->len);
+		for (uint32_t ch = first + 1; ch < end; ch++)
+			if (slot_before(&q->heap[ch], &q->heap[best]))
+				best = ch;
 		if (!slot_before(&q->heap[best], &s))
 			break;
 		heap_set(q, i, q->heap[best]);
@@ -158,7 +160,8 @@ bool sim_evq_check_invariants(const struct sim_evq *q)
 			return false;
 		if (q->heap[i].time_ps != q->heap[i].ev->time_ps)
 			return false;
-		if (i && slot_before(&q->heap[i], &q->heap[(i - 1) / 2]))
+		if (i &&
+		    slot_before(&q->heap[i], &q->heap[(i - 1) / SIM_EVQ_ARITY]))
 			return false;
 	}
 	return true;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event queue: an intrusive binary min-heap ordered by
+ * The event queue: an intrusive 4-ary min-heap ordered by
  * (time, priority, sequence).  The sequence is a per-queue insertion
  * counter, so events at the same time and priority run in the order they
  * were scheduled, identically on every run.
@@ -33,6 +33,9 @@ struct sim_event {
  * contiguous memory instead of chasing event pointers.  The key's low word
  * is (prio << 48 | seq): 2^48 insertions per run are plenty.
  */
+/* A 4-ary heap: half the depth of a binary one, children side by side. */
+#define SIM_EVQ_ARITY 4
+
 struct sim_evq_slot {
 	sim_time_t time_ps;
 	uint64_t order;
@@ -82,10 +85,9 @@ static inline sim_time_t sim_evq_horizon(const struct sim_evq *q,
 		return t;
 	if (q->heap[0].ev != self)
 		return q->heap[0].time_ps;
-	if (q->len > 1)
-		t = q->heap[1].time_ps;
-	if (q->len > 2 && q->heap[2].time_ps < t)
-		t = q->heap[2].time_ps;
+	for (uint32_t i = 1; i <= SIM_EVQ_ARITY && i < q->len; i++)
+		if (q->heap[i].time_ps < t)
+			t = q->heap[i].time_ps;
 	return t;
 }
 

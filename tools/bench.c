@@ -308,6 +308,44 @@ int bench_main(const struct bench_opts *o, FILE *out)
 			rss1024 = f->rss_kib;
 	}
 
+	/* The scaling tables, from the runs above. */
+	fprintf(out, "\nscaling (host seconds per simulated second):\n");
+	fprintf(out, "  vs vCPUs, qspinlock at 1x:");
+	for (guint i = 0; i < cases->len; i++) {
+		const struct bench_case *c =
+			&g_array_index(cases, struct bench_case, i);
+
+		if (strcmp(c->lock, "qspinlock") || c->vcpus != c->pcpus ||
+		    strcmp(c->group, "main") || !figs[i].sim_s)
+			continue;
+		fprintf(out, "  %u: %.2f (%.4f per vCPU)", c->vcpus,
+			figs[i].host_s / figs[i].sim_s,
+			figs[i].host_s / figs[i].sim_s / c->vcpus);
+	}
+	fprintf(out, "\n  vs simulated time, qspinlock 64 vCPUs:");
+	for (guint i = 0; i < cases->len; i++) {
+		const struct bench_case *c =
+			&g_array_index(cases, struct bench_case, i);
+
+		if (strcmp(c->group, "scale-time") || !figs[i].sim_s)
+			continue;
+		fprintf(out, "  %.3f s sim: %.3f s host (%.2f per sim s)",
+			figs[i].sim_s, figs[i].host_s,
+			figs[i].host_s / figs[i].sim_s);
+	}
+	fprintf(out, "\n  vs critical section, qspinlock 16 vCPUs, host ns "
+		     "per acquisition:");
+	for (guint i = 0; i < cases->len; i++) {
+		const struct bench_case *c =
+			&g_array_index(cases, struct bench_case, i);
+
+		if (strcmp(c->group, "scale-cs") || !figs[i].acquisitions)
+			continue;
+		fprintf(out, "  cs %s: %.0f", c->cs,
+			figs[i].host_s * 1e9 / (double)figs[i].acquisitions);
+	}
+	fprintf(out, "\n");
+
 	fprintf(out, "\ntargets:\n");
 	fprintf(out, "  event dispatch with switch <= 60 ns: %.1f ns  %s\n", ev,
 		ev <= 60 ? "met" : "NOT met");
