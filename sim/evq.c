@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The 4-ary heap event queue; see evq.h for the ordering contract.
+ * The d-ary heap event queue; see evq.h for the ordering contract.
  */
 #include <glib.h>
 

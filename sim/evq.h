@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event queue: an intrusive 4-ary min-heap ordered by
+ * The event queue: an intrusive d-ary (binary) min-heap ordered by
  * (time, priority, sequence).  The sequence is a per-queue insertion
  * counter, so events at the same time and priority run in the order they
  * were scheduled, identically on every run.
@@ -33,8 +33,8 @@ struct sim_event {
  * contiguous memory instead of chasing event pointers.  The key's low word
  * is (prio << 48 | seq): 2^48 insertions per run are plenty.
  */
-/* A 4-ary heap: half the depth of a binary one, children side by side. */
-#define SIM_EVQ_ARITY 4
+/* Children per heap node; 4 was measured no faster (docs/performance.md). */
+#define SIM_EVQ_ARITY 2
 
 struct sim_evq_slot {
 	sim_time_t time_ps;
