@@ -148,11 +148,17 @@ static void pcpu_busy(struct hv_pcpu *p, sim_time_t t)
 	}
 }
 
-/* Start dispatching @v on @p: it runs after the dispatch latency. */
-static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
+/*
+ * Start dispatching @v on @p: it runs after the dispatch latency.
+ * @inherit: @v gets the rest of the slice the pCPU's previous vCPU gave up
+ * (a confer hands over the rest of the caller's dispatch), not a new one.
+ */
+static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
+		       bool inherit)
 {
 	struct hv *hv = p->hv;
 
+	p->inherit = inherit;
 	pcpu_busy(p, t);
 	p->cur = v;
 	v->pcpu = p;
@@ -162,7 +168,7 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
 	sim_schedule(hv->sim, &p->ev, t + hv->p.dispatch_latency_ps);
 }
 
-static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
+static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t, bool inherit)
 {
 	struct hv *hv = p->hv;
 	struct hv_vcpu *v = hv->ops->pick(hv, p);
@@ -173,7 +179,7 @@ static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 			p->idle_since = t;
 		return;
 	}
-	pcpu_start(p, v, t);
+	pcpu_start(p, v, t, inherit);
 }
 
 /* A vCPU became runnable: queue it and wake an idle pCPU if there is one. */
@@ -190,7 +196,7 @@ static void vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
 		if (!hv->pcpus[i].cur)
 			idle = &hv->pcpus[i];
 	if (idle)
-		hv_pcpu_pick(idle, t);
+		hv_pcpu_pick(idle, t, false);
 }
 
 static void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt,
@@ -216,7 +222,11 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 		 p->id, v->lppaca->yield_count);
 	sim_cpu_dispatch(v->cpu, t, (int)p->id);
 	p->ev_kind = HV_PCPU_SLICE_END;
-	sim_schedule(hv->sim, &p->ev, t + slice_of(hv, v));
+	if (!p->inherit)
+		p->slice_end_ps = t + slice_of(hv, v);
+	else if (p->slice_end_ps < t)
+		p->slice_end_ps = t; /* nothing left of it */
+	sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
 }
 
 /* Take @v off its pCPU; the caller decides what the pCPU does next. */
@@ -240,7 +250,8 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 	struct hv_vcpu *v = p->cur;
 
 	if (!hv->ops->should_preempt(hv, p)) {
-		sim_schedule(hv->sim, &p->ev, t + slice_of(hv, v));
+		p->slice_end_ps = t + slice_of(hv, v);
+		sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
 		return;
 	}
 	vcpu_leave(v, t, false);
@@ -250,7 +261,7 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 		 0);
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
-	hv_pcpu_pick(p, t);
+	hv_pcpu_pick(p, t, false);
 }
 
 static void pcpu_ev(struct sim_event *ev)
@@ -278,7 +289,7 @@ void hv_start(struct hv *hv, sim_time_t t)
 	for (unsigned int i = 0; i < hv->nvcpus; i++)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
-		hv_pcpu_pick(&hv->pcpus[i], t);
+		hv_pcpu_pick(&hv->pcpus[i], t, false);
 }
 
 void hv_reset_stats(struct hv *hv, sim_time_t t)
@@ -332,7 +343,9 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 }
 
 /* Give up the pCPU; back when dispatched again (after a prod if ceded). */
-static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
+/* @inherit: the next vCPU on this pCPU gets the rest of our slice. */
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded,
+				    bool inherit)
 {
 	struct hv_pcpu *p = vcpu_leave(v, t, ceded);
 
@@ -342,7 +355,7 @@ static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
 		v->state = HV_RUNNABLE;
 		v->hv->ops->enqueue(v->hv, v);
 	}
-	hv_pcpu_pick(p, t);
+	hv_pcpu_pick(p, t, inherit);
 	sim_cpu_park(v->cpu);
 }
 
@@ -375,7 +388,7 @@ long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
 	}
 	v->st.cedes++;
 	hv_trace(v, t, "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
-	vcpu_sleep(v, t, true);
+	vcpu_sleep(v, t, true, false);
 	return hcall_exit(v, H_SUCCESS);
 }
 
@@ -409,7 +422,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		v->st.confers_yielded++;
 		hv_trace(v, t, "H_CONFER(-1): yields%.0" PRId64 "%.0" PRId64, 0,
 			 0);
-		vcpu_sleep(v, t, false);
+		vcpu_sleep(v, t, false, true);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
@@ -424,7 +437,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.cedes++;
-		vcpu_sleep(v, t, true);
+		vcpu_sleep(v, t, true, false);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (tv->lppaca->yield_count != yield_count) {
@@ -448,7 +461,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
 	hv_rq_remove(hv, tv);
-	pcpu_start(p, tv, t);
+	pcpu_start(p, tv, t, true);
 	sim_cpu_park(v->cpu);
 	return hcall_exit(v, H_SUCCESS);
 }
@@ -493,7 +506,7 @@ long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
 	}
 	v->st.halts++;
 	hv_trace(v, t, "halt: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
-	vcpu_sleep(v, t, true);
+	vcpu_sleep(v, t, true, false);
 	return hcall_exit(v, H_SUCCESS);
 }
 
@@ -534,7 +547,7 @@ void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
 	v->st.preemptions++;
 	hv_trace(v, t, "preempted by the adversary%.0" PRId64 "%.0" PRId64, 0,
 		 0);
-	vcpu_sleep(v, t, false);
+	vcpu_sleep(v, t, false, false);
 }
 
 void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt)

@@ -141,7 +141,9 @@ struct hv_pcpu {
 	enum hv_pcpu_ev ev_kind;
 	sim_time_t idle_since; /* SIM_TIME_NEVER while busy */
 	sim_time_t idle_ps;
-	sim_time_t dispatch_ps; /* spent in dispatch latency */
+	sim_time_t dispatch_ps;	 /* spent in dispatch latency */
+	sim_time_t slice_end_ps; /* of the current dispatch */
+	bool inherit;		 /* the dispatch under way continues a slice */
 };
 
 struct hv_partition {

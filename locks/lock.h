@@ -43,6 +43,35 @@ struct lk_params {
 	enum lk_pv_mapping pv_mapping;
 	unsigned int line_bytes;
 	unsigned int page_bytes;
+	/* ppc_qspinlock: the qspl_* tunables under their kernel names. */
+	struct {
+/* X(name, default, max, help) */
+#define QSPL_TUNABLES(X)                                                     \
+	X(steal_spins, 32, 1u << 20,                                         \
+	  "steal attempts before queueing; 0 = none")                        \
+	X(remote_steal_spins, 4, 1u << 20,                                   \
+	  "the same when the owner is on another NUMA node")                 \
+	X(head_spins, 256, 1u << 20, "head spins before setting must-queue") \
+	X(pv_yield_owner, 1, 1, "H_CONFER to a preempted owner (0/1)")       \
+	X(pv_yield_allow_steal, 0, 1,                                        \
+	  "the head drops must-queue while it confers (0/1)")                \
+	X(pv_spin_on_preempted_owner, 0, 1,                                  \
+	  "do not count spins while the owner is preempted (0/1)")           \
+	X(pv_sleepy_lock, 1, 1, "the sleepy bit and factor (0/1)")           \
+	X(pv_sleepy_lock_sticky, 0, 1,                                       \
+	  "keep setting sleepy once a preempted owner was seen (0/1)")       \
+	X(pv_sleepy_lock_interval_ns, 0, 1000000000u,                        \
+	  "per-CPU memory of sleepiness, ns (0 = off)")                      \
+	X(pv_sleepy_lock_factor, 256, 1u << 16,                              \
+	  "spin budget factor when sleepy")                                  \
+	X(pv_yield_prev, 1, 1, "H_CONFER to a preempted predecessor (0/1)")  \
+	X(pv_yield_sleepy_owner, 1, 1,                                       \
+	  "queued waiters yield to a sleepy owner (0/1)")                    \
+	X(pv_prod_head, 0, 1, "H_PROD the new head if preempted (0/1)")
+#define X(name, def, max, help) uint32_t name;
+		QSPL_TUNABLES(X)
+#undef X
+	} qspl;
 };
 
 struct lk_ops {
@@ -81,6 +110,7 @@ extern const struct lk_ops lk_tas_ops;
 extern const struct lk_ops lk_ticket_ops;
 extern const struct lk_ops lk_qspinlock_ops;
 extern const struct lk_ops lk_pv_qspinlock_ops;
+extern const struct lk_ops lk_ppc_qspinlock_ops;
 extern const struct lk_ops lk_unfair_ops;
 extern const struct lk_ops lk_busted_ops;
 

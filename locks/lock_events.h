@@ -31,7 +31,17 @@
 	X(pv_wait_node, COUNT)              \
 	X(sim_pv_hash, COUNT)               \
 	X(sim_pv_unhash_self, COUNT)        \
-	X(sim_pv_wait_slept, COUNT)
+	X(sim_pv_wait_slept, COUNT)         \
+	X(sim_steal_success, COUNT)         \
+	X(sim_steal_break_local, COUNT)     \
+	X(sim_queue_enter, COUNT)           \
+	X(sim_queue_overflow, COUNT)        \
+	X(sim_yield_owner_confer, COUNT)    \
+	X(sim_yield_prev_confer, COUNT)     \
+	X(sim_prod_head, COUNT)             \
+	X(sim_mustq_set, COUNT)             \
+	X(sim_sleepy_set, COUNT)            \
+	X(sim_head_retry_after_steal, COUNT)
 
 enum lock_event {
 #define X(name, kind) LOCKEVENT_##name,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Mutants: deliberately broken builds of pv_qspinlock.c, each a known bug
- * class of pv wait/kick logic (LOCK-FACTS.md section 10) that a
- * sequentially consistent simulator can exhibit.  The build compiles
- * pv_qspinlock.c once more per entry with QSIM_MUTANT set to its id;
+ * Mutants: deliberately broken builds of pv_qspinlock.c (and, from
+ * LK_PPC_MUTANT_FIRST on, ppc_qspinlock.c), each a known bug class
+ * (LOCK-FACTS.md section 10) that a sequentially consistent simulator can
+ * exhibit.  The build compiles both files once more per entry with
+ * QSIM_MUTANT set to its id (the other file compiles to nothing);
  * `qsim torture --mutant NAME` must catch every one (docs/torture.md).
  *
  * X(id, name, mapping that exposes it or NULL for any, what it breaks)
@@ -34,7 +35,15 @@
 	X(8, slow_before_hash, NULL,                                          \
 	  "the head sets _Q_SLOW_VAL before hashing itself (M2)")             \
 	X(9, hash_every_round, NULL,                                          \
-	  "the head hashes itself on every round, not once per acquisition")
+	  "the head hashes itself on every round, not once per acquisition")  \
+	X(20, ppc_mustq_kept, NULL,                                           \
+	  "ppc_qspinlock: trylock_clean_tail keeps must-queue set (M16)")     \
+	X(21, ppc_unlock_word, NULL,                                          \
+	  "ppc_qspinlock: unlock stores 0 to the whole word, dropping the "   \
+	  "tail and must-queue (not the 16-bit store)")
+
+/* Ids from here on build ppc_qspinlock.c; those below, pv_qspinlock.c. */
+#define LK_PPC_MUTANT_FIRST 20
 
 #define MUT_NONE		  0
 #define X(id, name, mapping, doc) MUT_##name = id,

@@ -28,6 +28,8 @@
 #include "locks/mutants.h"
 #include "locks/qspinlock.h"
 
+#if !defined(QSIM_MUTANT) || QSIM_MUTANT < LK_PPC_MUTANT_FIRST
+
 /*
  * Mutant builds (locks/mutants.h) compile this file again with QSIM_MUTANT
  * set: MUTANT(x) is then a compile-time constant selecting the broken
@@ -491,7 +493,7 @@ static bool pvqs_trylock(void *p)
 #ifdef QSIM_MUTANT
 #define PV_CAT_(a, b, c)	  a##b##c
 #define PV_CAT(a, b, c)		  PV_CAT_(a, b, c)
-#define PV_OPS			  PV_CAT(lk_pv_mutant_, QSIM_MUTANT, _ops)
+#define PV_OPS			  PV_CAT(lk_mutant_, QSIM_MUTANT, _ops)
 #define X(id, name, mapping, doc) [id] = {#name, mapping, doc},
 static const struct {
 	const char *name, *mapping, *doc;
@@ -525,3 +527,5 @@ const struct lk_ops PV_OPS = {
 	.global_fini = qs_guest_fini,
 	.paravirt = true,
 };
+
+#endif

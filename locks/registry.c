@@ -20,22 +20,19 @@ const char *const lock_event_names[LOCKEVENT_NUM] = {
 };
 
 const struct lk_ops *const lk_registry[] = {
-	&lk_tas_ops,
-	&lk_ticket_ops,
-	&lk_qspinlock_ops,
-	&lk_pv_qspinlock_ops,
-	&lk_unfair_ops,
-	&lk_busted_ops,
-	NULL,
+	&lk_tas_ops,	      &lk_ticket_ops,
+	&lk_qspinlock_ops,    &lk_ppc_qspinlock_ops,
+	&lk_pv_qspinlock_ops, &lk_unfair_ops,
+	&lk_busted_ops,	      NULL,
 };
 
 #define X(id, name, mapping, doc) \
-	extern const struct lk_ops lk_pv_mutant_##id##_ops;
+	extern const struct lk_ops lk_mutant_##id##_ops;
 LK_MUTANTS(X)
 #undef X
 
 const struct lk_ops *const lk_mutants[] = {
-#define X(id, name, mapping, doc) &lk_pv_mutant_##id##_ops,
+#define X(id, name, mapping, doc) &lk_mutant_##id##_ops,
 	LK_MUTANTS(X)
 #undef X
 		NULL,

@@ -195,12 +195,14 @@ START_TEST(test_confer_any)
 	ck_assert_uint_eq(sc[0].marks[0], 2500 * SIM_NS);
 	ck_assert_uint_eq(H.vcpus[0]->st.confers_ignored, 1);
 	done();
-	/* One pCPU: vCPU 1 gets it; vCPU 0 waits for vCPU 1's slice. */
+	/* One pCPU: vCPU 1 gets it for what is left of the slice. */
 	memset(sc[0].marks, 0, sizeof(sc[0].marks));
 	run(1, sc, 2, 20 * SIM_MS);
 	ck_assert_uint_eq(sc[1].marks[0], 4500 * SIM_NS);
+	/* vCPU 1 ran on what was left of vCPU 0's slice (which began at
+	 * 2 us), then vCPU 0 was dispatched again 2 us later. */
 	ck_assert_uint_eq(sc[0].marks[0],
-			  4500 * SIM_NS + 10 * SIM_MS + 2 * SIM_US);
+			  2 * SIM_US + 10 * SIM_MS + 2 * SIM_US);
 	ck_assert_uint_eq(H.vcpus[0]->st.confers_yielded, 1);
 	done();
 }

@@ -71,7 +71,7 @@ START_TEST(test_every_mutant_caught)
 	ini = g_strdup_printf("%s/seed-%" PRIu64 ".trace", dir,
 			      r.first_failing_seed);
 	ck_assert(g_file_get_contents(ini, &text, NULL, NULL));
-	ck_assert(strstr(text, "lock(0)"));
+	ck_assert(strstr(text, " us  vCPU "));
 	qsim_results_clear(&res);
 	cfg_free(cfg);
 	torture_result_clear(&r);

@@ -225,9 +225,16 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(wait_early),
 	 "pv waiter halts early when prev is not running: prev-state (6.x) "
 	 "or prev-preempted (also prev's vCPU preempted, 4.15)"},
-	{"lock", "steal", CT_ENUM, "hybrid", 0, 0, choice_steal, OFF(steal),
-	 "pv entry trylock: hybrid (unfair while the head sleeps), oneshot, "
-	 "none"},
+#define X(name, def, max, help)                                                \
+	{"lock",	   "qspl_" #name,	  CT_UINT, #def, 0, max, NULL, \
+	 OFF(qspl_##name), "ppc_qspinlock: " help},
+	QSPL_TUNABLES(X)
+#undef X
+		{"lock", "steal", CT_ENUM, "hybrid", 0, 0, choice_steal,
+		 OFF(steal),
+		 "pv entry trylock: hybrid (unfair while the head sleeps), "
+		 "oneshot, "
+		 "none"},
 
 	{"workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
 	 OFF(workload), "what every vCPU runs"},
@@ -574,6 +581,18 @@ void cfg_free(struct qsim_config *cfg)
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
+	if (strcmp(cfg->mutant, "none")) {
+		const struct lk_ops *m = lk_find_mutant(cfg->mutant);
+
+		if (strcmp(m->name, cfg->lock)) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [lock] mutant = %s is a build of %s, "
+				    "but type = %s; set type = %s",
+				    path, cfg->mutant, m->name, cfg->lock,
+				    m->name);
+			return false;
+		}
+	}
 	if (cfg->line_bytes & (cfg->line_bytes - 1)) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [machine] line_size = %u: must be a power of "

@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "locks/lock.h"
 #include "sim/dist.h"
 #include "sim/mem.h"
 
@@ -66,6 +67,10 @@ struct qsim_config {
 	char *wait_early;
 	char *steal;
 	char *pv_mapping;
+	/* the ppc_qspinlock qspl_* tunables */
+#define X(name, def, max, help) unsigned int qspl_##name;
+	QSPL_TUNABLES(X)
+#undef X
 	/* [workload] */
 	char *workload;
 	unsigned int nlocks;

@@ -301,6 +301,12 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.pv_mapping = lk_pv_mapping_parse(cfg->pv_mapping),
 		.line_bytes = cfg->line_bytes,
 		.page_bytes = cfg->page_bytes,
+		.qspl =
+			{
+#define X(name, def, max, help) .name = cfg->qspl_##name,
+				QSPL_TUNABLES(X)
+#undef X
+			},
 	};
 	size_t line = cfg->line_bytes;
 	size_t arena = (size_t)(cfg->vcpus + cfg->nlocks + 64) * line * 8 +

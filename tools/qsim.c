@@ -329,11 +329,11 @@ static int cmd_torture(int argc, char **argv)
 			mutant);
 		return EXIT_INPUT;
 	}
-	if (mutant && lock && strcmp(lock, "pv_qspinlock")) {
+	if (mutant && lock && strcmp(lock, lk_find_mutant(mutant)->name)) {
 		fprintf(stderr,
-			"qsim torture: mutants are builds of "
-			"pv_qspinlock, not of %s\n",
-			lock);
+			"qsim torture: mutant %s is a build of %s, not "
+			"of %s\n",
+			mutant, lk_find_mutant(mutant)->name, lock);
 		return EXIT_INPUT;
 	}
 	if (seeds && time) {

@@ -35,7 +35,9 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	struct sim_rng r;
 	GString *s = g_string_new(NULL);
 	unsigned int vcpus, pcpus;
-	const char *lock = o->lock ? o->lock : "pv_qspinlock";
+	const char *lock = o->lock     ? o->lock
+			   : o->mutant ? lk_find_mutant(o->mutant)->name
+				       : "pv_qspinlock";
 	const char *mapping;
 	static const unsigned int spins[] = {16, 64, 256, 1024, 32768};
 
