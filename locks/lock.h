@@ -43,6 +43,7 @@ struct lk_params {
 	enum lk_pv_mapping pv_mapping;
 	unsigned int line_bytes;
 	unsigned int page_bytes;
+	bool backoff_hashed; /* ticket_backoff: delays per lock hash */
 	/* ppc_qspinlock: the qspl_* tunables under their kernel names. */
 	struct {
 /* X(name, default, max, help) */
@@ -83,6 +84,9 @@ struct lk_ops {
 	void (*lock)(void *lock);
 	void (*unlock)(void *lock);
 	bool (*trylock)(void *lock);
+	/* Reader side, for rwlocks (NULL otherwise). */
+	void (*read_lock)(void *lock);
+	void (*read_unlock)(void *lock);
 	/* Guest-kernel globals, per partition (0 = none). */
 	size_t (*global_size)(const struct lk_params *p, unsigned int nr_cpus);
 	void (*global_init)(void *globals, const struct lk_params *p,
@@ -111,6 +115,9 @@ extern const struct lk_ops lk_ticket_ops;
 extern const struct lk_ops lk_qspinlock_ops;
 extern const struct lk_ops lk_pv_qspinlock_ops;
 extern const struct lk_ops lk_ppc_qspinlock_ops;
+extern const struct lk_ops lk_qrwlock_ops;
+extern const struct lk_ops lk_rwlock_legacy_ops;
+extern const struct lk_ops lk_ticket_backoff_ops;
 extern const struct lk_ops lk_unfair_ops;
 extern const struct lk_ops lk_busted_ops;
 

@@ -19,12 +19,21 @@ const char *const lock_event_names[LOCKEVENT_NUM] = {
 #undef X
 };
 
+/* clang-format off */
 const struct lk_ops *const lk_registry[] = {
-	&lk_tas_ops,	      &lk_ticket_ops,
-	&lk_qspinlock_ops,    &lk_ppc_qspinlock_ops,
-	&lk_pv_qspinlock_ops, &lk_unfair_ops,
-	&lk_busted_ops,	      NULL,
+	&lk_tas_ops,
+	&lk_ticket_ops,
+	&lk_ticket_backoff_ops,
+	&lk_qspinlock_ops,
+	&lk_ppc_qspinlock_ops,
+	&lk_pv_qspinlock_ops,
+	&lk_unfair_ops,
+	&lk_qrwlock_ops,
+	&lk_rwlock_legacy_ops,
+	&lk_busted_ops,
+	NULL,
 };
+/* clang-format on */
 
 #define X(id, name, mapping, doc) \
 	extern const struct lk_ops lk_mutant_##id##_ops;

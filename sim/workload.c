@@ -28,6 +28,8 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 		l->idx = i;
 		l->addr = lock_addrs[i];
 		sim_hist_init(&l->st.latency);
+		sim_hist_init(&l->st.read_latency);
+		sim_hist_init(&l->st.write_latency);
 		sim_hist_init(&l->st.hold);
 		sim_hist_init(&l->st.handoff);
 	}
@@ -48,6 +50,8 @@ void wl_destroy(struct wl *w)
 {
 	for (unsigned int i = 0; i < w->p.nlocks; i++) {
 		sim_hist_free(&w->locks[i].st.latency);
+		sim_hist_free(&w->locks[i].st.read_latency);
+		sim_hist_free(&w->locks[i].st.write_latency);
 		sim_hist_free(&w->locks[i].st.hold);
 		sim_hist_free(&w->locks[i].st.handoff);
 	}
@@ -104,51 +108,51 @@ void wl_violation(struct wl *w, enum wl_violation kind, sim_time_t t,
 	w->sim->stop = true;
 }
 
-/* --- LHP accounting: waiter time lost while the holder is out --- */
+/* --- LHP accounting: waiter time lost while a holder is out --- */
 
 static void lhp_account(struct wl_lock *l, sim_time_t t)
 {
-	if (l->lhp_active && t > l->lhp_acc_ps) {
+	if (l->lhp_n && t > l->lhp_acc_ps) {
 		l->st.lhp_waiter_ps += (t - l->lhp_acc_ps) * l->nwaiters;
 		l->lhp_acc_ps = t;
 	}
 }
 
-static void lhp_end(struct wl_lock *l, sim_time_t t)
+/* A holder of @l was undispatched (@out) or dispatched again at @t. */
+static void lhp_change(struct wl_lock *l, struct wl_vcpu *v, bool out,
+		       sim_time_t t)
 {
-	sim_time_t d;
-
 	lhp_account(l, t);
-	d = t > l->lhp_start_ps ? t - l->lhp_start_ps : 0;
-	l->st.lhp_total_ps += d;
-	if (d > l->st.lhp_max_ps)
-		l->st.lhp_max_ps = d;
-	l->lhp_active = false;
+	if (out) {
+		if (!l->lhp_n++)
+			l->lhp_acc_ps = t;
+		v->lhp_since = t;
+		l->st.lhp_events++;
+	} else {
+		sim_time_t d = t > v->lhp_since ? t - v->lhp_since : 0;
+
+		l->st.lhp_total_ps += d;
+		if (d > l->st.lhp_max_ps)
+			l->st.lhp_max_ps = d;
+		l->lhp_n--;
+	}
 }
 
 static void dispatch_hook(void *data, struct sim_cpu *c, bool on, sim_time_t t)
 {
 	struct wl_vcpu *v = c->workload;
-	struct wl_lock *l;
 
 	if (!v)
 		return;
-	l = v->holding;
 	if (on) {
 		if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
 			v->pre_total_ps += t - v->pre_since;
 		v->pre_since = SIM_TIME_NEVER;
-		if (l && l->lhp_active)
-			lhp_end(l, t);
 	} else {
 		v->pre_since = t;
-		if (l && !l->lhp_active) {
-			l->lhp_active = true;
-			l->lhp_start_ps = t;
-			l->lhp_acc_ps = t;
-			l->st.lhp_events++;
-		}
 	}
+	if (v->holding)
+		lhp_change(v->holding, v, !on, t);
 }
 
 static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
@@ -202,22 +206,38 @@ static void wait_end(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 }
 
 static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
-				  struct wl_vcpu *v, sim_time_t t)
+				  struct wl_vcpu *v, bool read, sim_time_t t)
 {
 	wait_end(l, v, t);
-	if (l->occupancy != 0) {
+	/* A writer excludes everyone; readers exclude writers only. */
+	if (l->writer || (!read && l->readers)) {
 		wl_violation(w, WL_VIOL_MUTEX, t,
 			     "mutual exclusion broken: vCPU %u entered lock %u "
-			     "while vCPU %u holds it",
-			     v->idx, l->idx, l->holder ? l->holder->idx : 0);
+			     "as a %s while %s (vCPU %u) is inside",
+			     v->idx, l->idx, read ? "reader" : "writer",
+			     l->writer ? "a writer" : "readers",
+			     l->holder ? l->holder->idx : 0);
 		sim_cpu_halt_run(v->cpu);
 	}
-	l->occupancy = 1;
+	if (read)
+		l->readers++;
+	else
+		l->writer = true;
 	l->holder = v;
 	v->holding = l;
+	v->holding_read = read;
 	v->acquisitions++;
 	l->st.acquisitions++;
 	sim_hist_record(&l->st.latency, t - v->req_ps);
+	if (read) {
+		v->read_acquisitions++;
+		l->st.read_acquisitions++;
+		sim_hist_record(&l->st.read_latency, t - v->req_ps);
+	} else {
+		v->write_acquisitions++;
+		l->st.write_acquisitions++;
+		sim_hist_record(&l->st.write_latency, t - v->req_ps);
+	}
 	if (l->handoff_open) {
 		sim_time_t lost = pre_total_at(v, t) - v->pre_at_rel;
 
@@ -236,8 +256,12 @@ static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
 static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 {
 	sim_hist_record(&l->st.hold, t - v->req_ps);
-	l->occupancy = 0;
-	l->holder = NULL;
+	if (v->holding_read)
+		l->readers--;
+	else
+		l->writer = false;
+	if (l->holder == v)
+		l->holder = NULL;
 	l->releases++;
 	v->holding = NULL;
 	if (l->nwaiters) {
@@ -255,20 +279,35 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 
 	for (;;) {
 		struct wl_lock *l;
+		const struct sim_duration *cs;
+		bool read;
 
 		sim_cpu_work(c, sim_duration_draw(&w->p.think, &v->rng));
 		l = pick_lock(w, v);
+		cs = w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
+		read = w->p.read_pct &&
+		       sim_rng_below(&v->rng, 100) < w->p.read_pct;
 		wait_begin(l, v, c->now_ps);
-		sim_cpu_trace(c, "lock(%" PRId64 ")%.0" PRId64, l->idx, 0);
-		w->ops->lock(l->addr);
+		sim_cpu_trace(c,
+			      read ? "read_lock(%" PRId64 ")%.0" PRId64
+				   : "lock(%" PRId64 ")%.0" PRId64,
+			      l->idx, 0);
+		if (read)
+			w->ops->read_lock(l->addr);
+		else
+			w->ops->lock(l->addr);
 		sim_cpu_sync(c);
-		acquired(w, l, v, c->now_ps);
-		sim_cpu_trace(c, "holds lock %" PRId64 "%.0" PRId64, l->idx, 0);
+		acquired(w, l, v, read, c->now_ps);
+		sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")",
+			      l->idx, read);
 		sim_cpu_point(c, SIM_POINT_CS);
-		sim_cpu_work(c, sim_duration_draw(&w->p.cs, &v->rng));
+		sim_cpu_work(c, sim_duration_draw(cs, &v->rng));
 		released(l, v, c->now_ps);
 		sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
-		w->ops->unlock(l->addr);
+		if (read)
+			w->ops->read_unlock(l->addr);
+		else
+			w->ops->unlock(l->addr);
 	}
 }
 
@@ -360,30 +399,45 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		struct wl_lock_stats *st = &l->st;
 
 		sim_hist_reset(&st->latency);
+		sim_hist_reset(&st->read_latency);
+		sim_hist_reset(&st->write_latency);
 		sim_hist_reset(&st->hold);
 		sim_hist_reset(&st->handoff);
 		st->acquisitions = 0;
-		st->lhp_events = l->lhp_active ? 1 : 0;
+		st->read_acquisitions = st->write_acquisitions = 0;
+		st->lhp_events = l->lhp_n;
 		st->lhp_total_ps = st->lhp_max_ps = st->lhp_waiter_ps = 0;
 		st->lwp_events = 0;
 		st->lwp_total_ps = st->lwp_max_ps = 0;
-		if (l->lhp_active)
-			l->lhp_start_ps = l->lhp_acc_ps = t;
+		l->lhp_acc_ps = t;
 		l->handoff_open = false;
 	}
-	for (unsigned int i = 0; i < w->nvcpus; i++)
-		w->vcpus[i].acquisitions = 0;
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+
+		v->acquisitions = 0;
+		v->read_acquisitions = v->write_acquisitions = 0;
+		if (v->holding && v->pre_since != SIM_TIME_NEVER)
+			v->lhp_since =
+				t; /* an LHP under way counts from here */
+	}
 }
 
 void wl_finish(struct wl *w, sim_time_t t)
 {
-	for (unsigned int i = 0; i < w->p.nlocks; i++) {
-		struct wl_lock *l = &w->locks[i];
+	/* Close the LHP intervals still open (counted, not ended). */
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+		struct wl_lock *l = v->holding;
+		sim_time_t d;
 
-		if (l->lhp_active) {
-			lhp_end(l, t);
-			l->lhp_active = true;
-		}
+		if (!l || v->pre_since == SIM_TIME_NEVER)
+			continue;
+		lhp_account(l, t);
+		d = t > v->lhp_since ? t - v->lhp_since : 0;
+		l->st.lhp_total_ps += d;
+		if (d > l->st.lhp_max_ps)
+			l->st.lhp_max_ps = d;
 	}
 }
 
@@ -393,9 +447,13 @@ void wl_describe_locks(const struct wl *w, GString *out)
 		const struct wl_lock *l = &w->locks[i];
 
 		g_string_append_printf(out, "  lock %u: ", l->idx);
-		if (l->holder)
+		if (l->writer && l->holder)
 			g_string_append_printf(out, "held by vCPU %u",
 					       l->holder->idx);
+		else if (l->readers)
+			g_string_append_printf(out, "held by %u reader%s",
+					       l->readers,
+					       l->readers == 1 ? "" : "s");
 		else
 			g_string_append(out, "free");
 		if (l->nwaiters) {

@@ -25,6 +25,9 @@
 struct wl_lock_iface {
 	void (*lock)(void *lock);
 	void (*unlock)(void *lock);
+	/* Reader side of a rwlock, or NULL. */
+	void (*read_lock)(void *lock);
+	void (*read_unlock)(void *lock);
 };
 
 enum wl_pick {
@@ -44,6 +47,8 @@ enum wl_violation {
 
 struct wl_params {
 	struct sim_duration cs;
+	const struct sim_duration *lock_cs; /* per lock, or NULL: cs */
+	unsigned int read_pct; /* share of acquisitions that read (rwlocks) */
 	struct sim_duration think;
 	unsigned int nlocks;
 	enum wl_pick pick;
@@ -55,7 +60,9 @@ struct wl_params {
 
 struct wl_lock_stats {
 	uint64_t acquisitions;
+	uint64_t read_acquisitions, write_acquisitions;
 	struct sim_hist latency; /* lock() called -> lock held */
+	struct sim_hist read_latency, write_latency;
 	struct sim_hist hold;	 /* lock held -> unlock() called */
 	struct sim_hist handoff; /* release with waiters -> next acquire */
 	uint64_t lhp_events;
@@ -69,16 +76,17 @@ struct wl_vcpu;
 
 struct wl_lock {
 	unsigned int idx;
-	void *addr; /* the lock in guest memory */
-	unsigned int occupancy;
-	struct wl_vcpu *holder;
+	void *addr;		/* the lock in guest memory */
+	unsigned int readers;	/* inside as readers */
+	bool writer;		/* a writer (or plain locker) is inside */
+	struct wl_vcpu *holder; /* the writer, or the latest reader */
 	unsigned int nwaiters;
 	struct wl_vcpu *waiters; /* doubly linked through wl_vcpu.wnext */
 	bool handoff_open;
 	sim_time_t rel_ps;
-	uint64_t releases; /* ever, not reset at warm-up */
-	bool lhp_active;
-	sim_time_t lhp_start_ps, lhp_acc_ps;
+	uint64_t releases;  /* ever, not reset at warm-up */
+	unsigned int lhp_n; /* holders undispatched right now */
+	sim_time_t lhp_acc_ps;
 	struct wl_lock_stats st;
 };
 
@@ -88,6 +96,8 @@ struct wl_vcpu {
 	struct sim_cpu *cpu;
 	struct sim_rng rng;
 	struct wl_lock *holding;
+	bool holding_read;
+	sim_time_t lhp_since; /* undispatched while holding, since */
 	struct wl_lock *waiting;
 	struct wl_vcpu *wnext, *wprev;
 	sim_time_t req_ps;
@@ -96,6 +106,7 @@ struct wl_vcpu {
 	sim_time_t pre_since;	  /* SIM_TIME_NEVER while dispatched */
 	sim_time_t pre_at_rel; /* pre_total when the awaited lock was freed */
 	uint64_t acquisitions;
+	uint64_t read_acquisitions, write_acquisitions;
 };
 
 struct wl {

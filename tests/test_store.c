@@ -160,15 +160,36 @@ START_TEST(test_migrates_v1)
 	struct store *st = store_open(path, &err);
 
 	ck_assert_ptr_nonnull(st);
+	/* Make it look like a version-1 file: no later table or column. */
 	ck_assert_int_eq(sqlite3_exec(st->db,
 				      "DROP TABLE vcpu_counters; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "read_acquisitions; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "write_acquisitions; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "read_lat_mean_ns; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "read_lat_p99_ns; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "write_lat_mean_ns; "
+				      "ALTER TABLE lock_results DROP COLUMN "
+				      "write_lat_p99_ns; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "read_acquisitions; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "write_acquisitions; "
 				      "PRAGMA user_version = 1",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 2);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 3);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "pragma_table_info('lock_results') "
+					   "WHERE name = 'write_lat_p99_ns'"),
+			 1);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "vcpu_counters"),
 			 0);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "locks/lock.h"
 #include "tests/testutil.h"
 
 const struct sim_cost tu_cost = {
@@ -63,10 +64,15 @@ void tu_model(const struct qsim_config *cfg, struct qsim_results *res)
 char *tu_scenario(const char *lock, unsigned int vcpus, unsigned int pcpus,
 		  unsigned int ms)
 {
+	const struct lk_ops *ops = lk_find(lock);
+
+	/* rwlocks run half reads, so both sides are exercised. */
 	return g_strdup_printf("[run]\nduration = %ums\nwarmup = 1ms\n"
 			       "[machine]\npcpus = %u\n"
 			       "[hypervisor]\nslice = 1ms\n"
 			       "[partition]\nvcpus = %u\n"
-			       "[lock]\ntype = %s\n",
-			       ms, pcpus, vcpus, lock);
+			       "[lock]\ntype = %s\n"
+			       "[workload]\nread_pct = %u\n",
+			       ms, pcpus, vcpus, lock,
+			       ops && ops->read_lock ? 50 : 0);
 }

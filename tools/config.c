@@ -22,6 +22,7 @@ enum cfg_type {
 	CT_BOOL,
 	CT_ENUM,
 	CT_PROB, /* a probability: a decimal from 0 to 1 */
+	CT_LIST, /* comma-separated durations, checked in cross_checks */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -116,6 +117,13 @@ static const char *choice_mapping(unsigned int i)
 static const char *choice_wait_early(unsigned int i)
 {
 	static const char *const m[] = {"prev-state", "prev-preempted", NULL};
+
+	return m[i];
+}
+
+static const char *choice_backoff(unsigned int i)
+{
+	static const char *const m[] = {"percpu", "hashed", NULL};
 
 	return m[i];
 }
@@ -230,11 +238,14 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(qspl_##name), "ppc_qspinlock: " help},
 	QSPL_TUNABLES(X)
 #undef X
-		{"lock", "steal", CT_ENUM, "hybrid", 0, 0, choice_steal,
-		 OFF(steal),
-		 "pv entry trylock: hybrid (unfair while the head sleeps), "
-		 "oneshot, "
-		 "none"},
+		{"lock", "backoff", CT_ENUM, "percpu", 0, 0, choice_backoff,
+		 OFF(backoff),
+		 "ticket_backoff: one delay per CPU (percpu) or per CPU and "
+		 "lock hash (hashed)"},
+	{"lock", "steal", CT_ENUM, "hybrid", 0, 0, choice_steal, OFF(steal),
+	 "pv entry trylock: hybrid (unfair while the head sleeps), "
+	 "oneshot, "
+	 "none"},
 
 	{"workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
 	 OFF(workload), "what every vCPU runs"},
@@ -246,6 +257,12 @@ static const struct cfg_key cfg_keys[] = {
 	 "time between critical sections, same syntax"},
 	{"workload", "pick", CT_ENUM, "random", 0, 0, choice_pick, OFF(pick),
 	 "how a vCPU picks a lock: random, or vcpu (i mod locks)"},
+	{"workload", "read_pct", CT_UINT, "0", 0, 100, NULL, OFF(read_pct),
+	 "percent of acquisitions taken as a reader (rwlocks only)"},
+	{"workload", "lock_cs", CT_LIST, "", 0, T(SIM_S), NULL,
+	 OFF(lock_cs_text),
+	 "per-lock critical sections, comma separated, one per lock "
+	 "(empty: cs for all)"},
 
 	{"check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
 	 OFF(hang_bound_ps),
@@ -291,6 +308,8 @@ static const char *type_name(enum cfg_type t)
 		return "name";
 	case CT_PROB:
 		return "prob";
+	case CT_LIST:
+		return "list";
 	}
 	return "?";
 }
@@ -362,6 +381,9 @@ static char *allowed_text(const struct cfg_key *k)
 		return g_strdup("true or false");
 	case CT_PROB:
 		return g_strdup("a probability from 0 to 1 (e.g. 0.05)");
+	case CT_LIST:
+		return g_strdup("nothing, or one duration per lock, comma "
+				"separated (TIME, exp:MEAN, uniform:LO:HI)");
 	case CT_ENUM:
 		s = g_string_new("one of: ");
 		for (unsigned int i = 0; k->choices(i); i++)
@@ -413,6 +435,10 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		if (!parse_u64(v, &u) || u < k->min || u > k->max)
 			return false;
 		*(uint64_t *)field = u;
+		return true;
+	case CT_LIST:
+		g_free(*(char **)field);
+		*(char **)field = g_strdup(v);
 		return true;
 	case CT_PROB: {
 		char *end;
@@ -572,15 +598,55 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->mutant);
 	g_free(cfg->wait_early);
 	g_free(cfg->steal);
+	g_free(cfg->backoff);
 	g_free(cfg->pv_mapping);
 	g_free(cfg->workload);
 	g_free(cfg->pick);
+	g_free(cfg->lock_cs_text);
+	g_free(cfg->lock_cs);
 	g_free(cfg);
 }
 
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
+	const struct lk_ops *ops = lk_find(cfg->lock);
+
+	if (cfg->read_pct && !ops->read_lock) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] read_pct = %u: lock %s has no "
+			    "reader side; use a rwlock (qrwlock, "
+			    "rwlock_legacy) or read_pct = 0",
+			    path, cfg->read_pct, cfg->lock);
+		return false;
+	}
+	if (*cfg->lock_cs_text) {
+		g_auto(GStrv) parts = g_strsplit(cfg->lock_cs_text, ",", -1);
+		guint n = g_strv_length(parts);
+
+		if (n != cfg->nlocks) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [workload] lock_cs = '%s': %u "
+				    "entries for %u locks; give one duration "
+				    "per lock",
+				    path, cfg->lock_cs_text, n, cfg->nlocks);
+			return false;
+		}
+		cfg->lock_cs = g_new0(struct sim_duration, n);
+		for (guint i = 0; i < n; i++) {
+			if (!sim_parse_duration(g_strstrip(parts[i]),
+						&cfg->lock_cs[i]) ||
+			    cfg->lock_cs[i].a_ps > SIM_S ||
+			    cfg->lock_cs[i].b_ps > SIM_S) {
+				g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+					    "%s: [workload] lock_cs entry %u "
+					    "'%s': expected TIME, exp:MEAN or "
+					    "uniform:LO:HI, at most 1s",
+					    path, i + 1, parts[i]);
+				return false;
+			}
+		}
+	}
 	if (strcmp(cfg->mutant, "none")) {
 		const struct lk_ops *m = lk_find_mutant(cfg->mutant);
 

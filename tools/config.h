@@ -66,6 +66,7 @@ struct qsim_config {
 	unsigned int pending_loops;
 	char *wait_early;
 	char *steal;
+	char *backoff;
 	char *pv_mapping;
 	/* the ppc_qspinlock qspl_* tunables */
 #define X(name, def, max, help) unsigned int qspl_##name;
@@ -77,6 +78,9 @@ struct qsim_config {
 	struct sim_duration cs;
 	struct sim_duration think;
 	char *pick;
+	unsigned int read_pct;
+	char *lock_cs_text;	      /* "" or one duration per lock */
+	struct sim_duration *lock_cs; /* parsed, or NULL */
 	/* [check] */
 	sim_time_t hang_bound_ps;
 	unsigned int host_timeout_s;

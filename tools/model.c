@@ -157,6 +157,15 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		struct qsim_lock_result *l = &res->locks[i];
 
 		l->acquisitions = (int64_t)st->acquisitions;
+		l->read_acquisitions = (int64_t)st->read_acquisitions;
+		l->write_acquisitions = (int64_t)st->write_acquisitions;
+		l->read_lat_mean_ns = sim_hist_mean(&st->read_latency) / 1000.0;
+		l->read_lat_p99_ns =
+			ns(sim_hist_quantile(&st->read_latency, 0.99));
+		l->write_lat_mean_ns =
+			sim_hist_mean(&st->write_latency) / 1000.0;
+		l->write_lat_p99_ns =
+			ns(sim_hist_quantile(&st->write_latency, 0.99));
 		l->throughput = secs > 0 ? (double)st->acquisitions / secs : 0;
 		l->lat_mean_ns = sim_hist_mean(&st->latency) / 1000.0;
 		l->lat_p50_ns = ns(sim_hist_quantile(&st->latency, 0.50));
@@ -191,6 +200,10 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 
 		sim_cpu_flush_acct(c, end);
 		v->acquisitions = (int64_t)r->wl.vcpus[i].acquisitions;
+		v->read_acquisitions =
+			(int64_t)r->wl.vcpus[i].read_acquisitions;
+		v->write_acquisitions =
+			(int64_t)r->wl.vcpus[i].write_acquisitions;
 		v->run_ns = ns(c->acct_ps[SIM_ACCT_RUN]);
 		v->spin_ns = ns(c->acct_ps[SIM_ACCT_SPIN]);
 		v->hcall_ns = ns(c->acct_ps[SIM_ACCT_HCALL]);
@@ -286,6 +299,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 						       : WL_PICK_RANDOM,
 		.warmup_end_ps = cfg->warmup_ps,
 		.hang_bound_ps = cfg->hang_bound_ps,
+		.read_pct = cfg->read_pct,
+		.lock_cs = cfg->lock_cs,
 		.sleep_bound_ps = cfg->sleep_bound_ps,
 		.seed = cfg->seed,
 	};
@@ -301,6 +316,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.pv_mapping = lk_pv_mapping_parse(cfg->pv_mapping),
 		.line_bytes = cfg->line_bytes,
 		.page_bytes = cfg->page_bytes,
+		.backoff_hashed = strcmp(cfg->backoff, "hashed") == 0,
 		.qspl =
 			{
 #define X(name, def, max, help) .name = cfg->qspl_##name,
@@ -339,6 +355,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		addrs[i] = sim_mem_alloc(&r->sim.mem, ops->size, line);
 	r->iface.lock = ops->lock;
 	r->iface.unlock = ops->unlock;
+	r->iface.read_lock = ops->read_lock;
+	r->iface.read_unlock = ops->read_unlock;
 	wl_init(&r->wl, &r->sim, &wp, &r->iface, addrs, cfg->vcpus);
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		args[i] = wl_vcpu_arg(&r->wl, i);

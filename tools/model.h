@@ -16,35 +16,43 @@
 #include "sim/workload.h"
 #include "tools/config.h"
 
-#define QSIM_LOCK_COLS(X)                                                    \
-	X(acquisitions, I, "acquisitions after the warm-up")                 \
-	X(throughput, R, "acquisitions per simulated second")                \
-	X(lat_mean_ns, R, "mean acquisition latency: lock() called to held") \
-	X(lat_p50_ns, R, "acquisition latency, median")                      \
-	X(lat_p90_ns, R, "acquisition latency, 90th percentile")             \
-	X(lat_p99_ns, R, "acquisition latency, 99th percentile")             \
-	X(lat_p999_ns, R, "acquisition latency, 99.9th percentile")          \
-	X(lat_max_ns, R, "acquisition latency, maximum")                     \
-	X(hold_mean_ns, R, "mean hold time: held to unlock()")               \
-	X(handoffs, I, "releases with waiters that led to an acquisition")   \
-	X(handoff_mean_ns, R, "mean release-to-next-acquire with waiters")   \
-	X(handoff_p99_ns, R, "hand-off latency, 99th percentile")            \
-	X(lhp_events, I, "lock-holder preemptions: holder undispatched")     \
-	X(lhp_total_ns, R, "total time holders spent undispatched")          \
-	X(lhp_max_ns, R, "longest single holder preemption")                 \
-	X(lhp_waiter_ns, R, "waiter time spent while the holder was out")    \
-	X(lwp_events, I, "hand-offs delayed by the next holder not running") \
-	X(lwp_total_ns, R, "total hand-off delay from waiter preemption")    \
-	X(lwp_max_ns, R, "longest hand-off delay from waiter preemption")
+#define QSIM_LOCK_COLS(X)                                                      \
+	X(acquisitions, I, "acquisitions after the warm-up")                   \
+	X(throughput, R, "acquisitions per simulated second")                  \
+	X(lat_mean_ns, R, "mean acquisition latency: lock() called to held")   \
+	X(lat_p50_ns, R, "acquisition latency, median")                        \
+	X(lat_p90_ns, R, "acquisition latency, 90th percentile")               \
+	X(lat_p99_ns, R, "acquisition latency, 99th percentile")               \
+	X(lat_p999_ns, R, "acquisition latency, 99.9th percentile")            \
+	X(lat_max_ns, R, "acquisition latency, maximum")                       \
+	X(hold_mean_ns, R, "mean hold time: held to unlock()")                 \
+	X(handoffs, I, "releases with waiters that led to an acquisition")     \
+	X(handoff_mean_ns, R, "mean release-to-next-acquire with waiters")     \
+	X(handoff_p99_ns, R, "hand-off latency, 99th percentile")              \
+	X(lhp_events, I, "lock-holder preemptions: holder undispatched")       \
+	X(lhp_total_ns, R, "total time holders spent undispatched")            \
+	X(lhp_max_ns, R, "longest single holder preemption")                   \
+	X(lhp_waiter_ns, R, "waiter time spent while the holder was out")      \
+	X(lwp_events, I, "hand-offs delayed by the next holder not running")   \
+	X(lwp_total_ns, R, "total hand-off delay from waiter preemption")      \
+	X(lwp_max_ns, R, "longest hand-off delay from waiter preemption")      \
+	X(read_acquisitions, I, "of them as a reader (rwlocks; schema 3)")     \
+	X(write_acquisitions, I, "of them as a writer or plain locker")        \
+	X(read_lat_mean_ns, R, "readers' mean acquisition latency")            \
+	X(read_lat_p99_ns, R, "readers' acquisition latency, 99th percentile") \
+	X(write_lat_mean_ns, R, "writers' mean acquisition latency")           \
+	X(write_lat_p99_ns, R, "writers' acquisition latency, 99th percentile")
 
-#define QSIM_VCPU_COLS(X)                                         \
-	X(acquisitions, I, "lock acquisitions after the warm-up") \
-	X(run_ns, R, "dispatched, doing useful work")             \
-	X(spin_ns, R, "dispatched, spinning in a lock wait")      \
-	X(hcall_ns, R, "dispatched, inside hcalls")               \
-	X(preempted_ns, R, "runnable but not dispatched")         \
-	X(idle_ns, R, "ceded or halted: not runnable")            \
-	X(spin_wakeups, I, "spin waits woken by a write to a watched line")
+#define QSIM_VCPU_COLS(X)                                                   \
+	X(acquisitions, I, "lock acquisitions after the warm-up")           \
+	X(run_ns, R, "dispatched, doing useful work")                       \
+	X(spin_ns, R, "dispatched, spinning in a lock wait")                \
+	X(hcall_ns, R, "dispatched, inside hcalls")                         \
+	X(preempted_ns, R, "runnable but not dispatched")                   \
+	X(idle_ns, R, "ceded or halted: not runnable")                      \
+	X(spin_wakeups, I, "spin waits woken by a write to a watched line") \
+	X(read_acquisitions, I, "of them as a reader (schema 3)")           \
+	X(write_acquisitions, I, "of them as a writer or plain locker")
 
 #define QSIM_COL_TYPE_I int64_t
 #define QSIM_COL_TYPE_R double

@@ -129,6 +129,17 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		total_acq += (double)l->acquisitions;
 		fprintf(out, "lock %u    %s acquisitions, %s\n", i, n,
 			fmt_rate(l->throughput, a, sizeof(a)));
+		if (l->read_acquisitions)
+			fprintf(out,
+				"  reads %" PRId64
+				" (latency mean %s, p99 %s); "
+				"writes %" PRId64 " (mean %s, p99 %s)\n",
+				l->read_acquisitions,
+				fmt_ns(l->read_lat_mean_ns, a, sizeof(a)),
+				fmt_ns(l->read_lat_p99_ns, b, sizeof(b)),
+				l->write_acquisitions,
+				fmt_ns(l->write_lat_mean_ns, c, sizeof(c)),
+				fmt_ns(l->write_lat_p99_ns, d, sizeof(d)));
 		fprintf(out,
 			"  latency mean %s  p50 %s  p90 %s  p99 %s  p99.9 %s  "
 			"max %s\n",

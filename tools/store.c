@@ -58,7 +58,16 @@ static bool exec(struct store *st, const char *sql, GError **error)
 #define COL_SQL_I "INTEGER"
 #define COL_SQL_R "REAL"
 
-static char *schema_v1(void)
+#define VCPU_COUNTERS_DDL                                                    \
+	"CREATE TABLE vcpu_counters (\n"                                     \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
+	"  vcpu INTEGER NOT NULL,\n"                                         \
+	"  name TEXT NOT NULL,\n"                                            \
+	"  value INTEGER NOT NULL,\n"                                        \
+	"  PRIMARY KEY (run_id, vcpu, name)\n);\n"
+
+/* Today's tables (the result columns come from model.h's lists). */
+static char *schema_current(void)
 {
 	GString *s = g_string_new(
 		"CREATE TABLE runs (\n"
@@ -163,27 +172,45 @@ static bool migrate(struct store *st, GError **error)
 		return false;
 	}
 	if (version == 0) {
-		g_autofree char *sql = schema_v1();
+		/* A new file gets today's tables and skips the migrations. */
+		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%sPRAGMA user_version = 1;\nCOMMIT;",
-			sql);
+			"BEGIN IMMEDIATE;\n%s%sPRAGMA user_version = %d;\n"
+			"COMMIT;",
+			sql, VCPU_COUNTERS_DDL, STORE_SCHEMA_VERSION);
 
 		if (!exec(st, all, error)) {
 			exec(st, "ROLLBACK", NULL);
 			return false;
 		}
+		return true;
 	}
-	if (version < 2 &&
+	/* 1 -> 2: per-vCPU lock-event counters. */
+	if (version < 2 && !exec(st,
+				 "BEGIN IMMEDIATE;\n" VCPU_COUNTERS_DDL
+				 "PRAGMA user_version = 2;\nCOMMIT;",
+				 error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
+	/* 2 -> 3: reader/writer sides (these columns, frozen here). */
+	if (version < 3 &&
 	    !exec(st,
 		  "BEGIN IMMEDIATE;\n"
-		  "CREATE TABLE vcpu_counters (\n"
-		  "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
-		  "CASCADE,\n"
-		  "  vcpu INTEGER NOT NULL,\n"
-		  "  name TEXT NOT NULL,\n"
-		  "  value INTEGER NOT NULL,\n"
-		  "  PRIMARY KEY (run_id, vcpu, name)\n);\n"
-		  "PRAGMA user_version = 2;\nCOMMIT;",
+		  "ALTER TABLE lock_results ADD COLUMN read_acquisitions "
+		  "INTEGER;\n"
+		  "ALTER TABLE lock_results ADD COLUMN write_acquisitions "
+		  "INTEGER;\n"
+		  "ALTER TABLE lock_results ADD COLUMN read_lat_mean_ns REAL;\n"
+		  "ALTER TABLE lock_results ADD COLUMN read_lat_p99_ns REAL;\n"
+		  "ALTER TABLE lock_results ADD COLUMN write_lat_mean_ns "
+		  "REAL;\n"
+		  "ALTER TABLE lock_results ADD COLUMN write_lat_p99_ns REAL;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN read_acquisitions "
+		  "INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN write_acquisitions "
+		  "INTEGER;\n"
+		  "PRAGMA user_version = 3;\nCOMMIT;",
 		  error)) {
 		exec(st, "ROLLBACK", NULL);
 		return false;

@@ -72,8 +72,14 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 		lock, o->mutant ? o->mutant : "none", mapping,
 		spins[sim_rng_below(&r, G_N_ELEMENTS(spins))],
 		sim_rng_below(&r, 2) ? "prev-state" : "prev-preempted");
+	g_string_append_printf(s, "backoff = %s\n",
+			       sim_rng_below(&r, 2) ? "percpu" : "hashed");
+	g_string_append_printf(s, "[workload]\nread_pct = %u\n",
+			       lk_find(lock)->read_lock
+				       ? (unsigned int)sim_rng_below(&r, 91)
+				       : 0);
 	g_string_append_printf(s,
-			       "[workload]\nlocks = %" PRIu64 "\n"
+			       "locks = %" PRIu64 "\n"
 			       "cs = exp:%" PRIu64 "ns\n"
 			       "think = exp:%" PRIu64 "ns\n",
 			       pick(&r, 1, 2), pick(&r, 50, 1500),

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rwlock_legacy: the powerpc reader-preferring rwlock of the simple-lock
+ * family (LOCK-FACTS.md section 4.12).  A signed word: a positive count
+ * of readers, or a writer's negative token (0x80000000 | cpu).  Readers
+ * enter whenever no writer holds it, so a stream of readers can starve a
+ * writer.  Waiters confer to a preempted *writer* (splpar_rw_yield);
+ * readers cannot be identified, so nobody yields to them.
+ */
+#include "qsim_kernel.h"
+#include "locks/lock.h"
+
+struct legacy_rwlock {
+	s32 lock;
+};
+
+#define RW_TOKEN_FLAG  0x80000000u
+#define RW_HOLDER_MASK 0xffffu
+
+static void rwl_init(void *p)
+{
+	struct legacy_rwlock *rw = p;
+
+	rw->lock = 0;
+}
+
+static s32 rwl_token(void)
+{
+	return (s32)(RW_TOKEN_FLAG | (u32)smp_processor_id());
+}
+
+/* One larx/stcx. sequence: fails only when a writer holds it. */
+static bool rwl_read_trylock(struct legacy_rwlock *rw)
+{
+	for (;;) {
+		s32 old = READ_ONCE(rw->lock);
+
+		if (old < 0)
+			return false;
+		if (cmpxchg_acquire(&rw->lock, old, old + 1) == old)
+			return true;
+	}
+}
+
+static bool rwl_write_trylock(void *p)
+{
+	struct legacy_rwlock *rw = p;
+
+	return cmpxchg_acquire(&rw->lock, 0, rwl_token()) == 0;
+}
+
+/* Confer to a preempted writer, if the word still names it. */
+static void splpar_rw_yield(struct legacy_rwlock *rw)
+{
+	s32 seen = READ_ONCE(rw->lock);
+	int holder;
+	u32 yc;
+
+	if (seen >= 0)
+		return; /* free, or readers: nobody to yield to */
+	holder = (int)((u32)seen & RW_HOLDER_MASK);
+	yc = yield_count_of(holder);
+	if (!(yc & 1))
+		return;
+	smp_rmb();
+	if (READ_ONCE(rw->lock) != seen)
+		return;
+	yield_to_preempted(holder, yc);
+}
+
+/* Done waiting when @cond holds, or there is a preempted writer. */
+static bool rwl_wait_over(struct legacy_rwlock *rw, bool shared, bool reader)
+{
+	s32 v = READ_ONCE(rw->lock);
+
+	if (reader ? v >= 0 : v == 0)
+		return true;
+	return shared && v < 0 &&
+	       (yield_count_of((int)((u32)v & RW_HOLDER_MASK)) & 1);
+}
+
+static void rwl_read_lock(void *p)
+{
+	struct legacy_rwlock *rw = p;
+	bool shared = is_shared_processor();
+
+	while (!rwl_read_trylock(rw)) {
+		for (;;) {
+			spin_until_cond(rwl_wait_over(rw, shared, true));
+			if (READ_ONCE(rw->lock) >= 0)
+				break;
+			splpar_rw_yield(rw);
+		}
+	}
+}
+
+static void rwl_read_unlock(void *p)
+{
+	struct legacy_rwlock *rw = p;
+
+	/* lwsync, then the decrement (a larx/stcx. loop). */
+	smp_mb__before_atomic();
+	(void)__fetch_op(&rw->lock, -, 1, 0);
+}
+
+static void rwl_write_lock(void *p)
+{
+	struct legacy_rwlock *rw = p;
+	bool shared = is_shared_processor();
+
+	while (!rwl_write_trylock(rw)) {
+		for (;;) {
+			spin_until_cond(rwl_wait_over(rw, shared, false));
+			if (READ_ONCE(rw->lock) == 0)
+				break;
+			splpar_rw_yield(rw);
+		}
+	}
+}
+
+static void rwl_write_unlock(void *p)
+{
+	struct legacy_rwlock *rw = p;
+
+	smp_store_release(&rw->lock, 0);
+}
+
+const struct lk_ops lk_rwlock_legacy_ops = {
+	.name = "rwlock_legacy",
+	.desc = "powerpc reader-preferring rwlock (signed word), confer to a "
+		"preempted writer",
+	.size = sizeof(struct legacy_rwlock),
+	.align = sizeof(u32),
+	.init = rwl_init,
+	.lock = rwl_write_lock,
+	.unlock = rwl_write_unlock,
+	.trylock = rwl_write_trylock,
+	.read_lock = rwl_read_lock,
+	.read_unlock = rwl_read_unlock,
+};

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ticket_backoff: a ticket lock with proportional backoff.  A waiter with
+ * n tickets ahead of it does not poll the owner field continuously: it
+ * waits n times its backoff delay between reads, which keeps the line
+ * quiet.  The delay tunes itself: polling and finding no progress at all
+ * means the delay was too short (grow it by an eighth), reaching our turn
+ * the moment we look after more than one turn went by means it overshot
+ * (shrink it by an eighth).  Two variants (lock.backoff):
+ *
+ *   percpu  one delay per CPU, shared by every lock it takes
+ *   hashed  per CPU an array of delays, indexed by a hash of the lock's
+ *           address, so locks with different hold times tune apart
+ *
+ * Delays are in cpu_relax() iterations; the wait itself is a bounded
+ * spin with no memory reads, so it costs the host nothing per iteration.
+ */
+#include "qsim_kernel.h"
+#include "locks/lock.h"
+
+#define TB_MIN_DELAY   1U
+#define TB_MAX_DELAY   16384U
+#define TB_START_DELAY 50U
+#define TB_HASH_BITS   5
+
+struct tb_lock {
+	u16 owner;
+	u16 next;
+};
+
+struct tb_guest {
+	struct lk_params p;
+	unsigned int nr_cpus;
+	u32 *delay; /* nr_cpus * (1 << TB_HASH_BITS); host-side state */
+};
+
+static size_t tb_guest_size(const struct lk_params *p, unsigned int nr)
+{
+	return sizeof(struct tb_guest) +
+	       (size_t)nr * (1u << TB_HASH_BITS) * sizeof(u32);
+}
+
+static void tb_guest_init(void *globals, const struct lk_params *p,
+			  unsigned int nr)
+{
+	struct tb_guest *g = globals;
+
+	g->p = *p;
+	g->nr_cpus = nr;
+	g->delay = (u32 *)(g + 1);
+	for (size_t i = 0; i < (size_t)nr << TB_HASH_BITS; i++)
+		g->delay[i] = TB_START_DELAY;
+}
+
+/* This CPU's delay slot for @lock. */
+static u32 *tb_delay(struct tb_lock *lock)
+{
+	struct tb_guest *g = lk_guest();
+	size_t slot = 0;
+
+	if (g->p.backoff_hashed)
+		slot = hash_ptr(lock, TB_HASH_BITS);
+	return &g->delay[((size_t)smp_processor_id() << TB_HASH_BITS) + slot];
+}
+
+static void tb_init(void *p)
+{
+	struct tb_lock *lock = p;
+
+	lock->owner = 0;
+	lock->next = 0;
+}
+
+static void tb_lock(void *p)
+{
+	struct tb_lock *lock = p;
+	u16 me = __fetch_op(&lock->next, +, 1, 0);
+	u32 *delay = tb_delay(lock);
+	u16 owner = READ_ONCE(lock->owner);
+
+	while (owner != me) {
+		u16 ahead = (u16)(me - owner), was = owner;
+
+		/* Proportional backoff: no reads while we wait. */
+		(void)spin_until_cond_timeout(false, (uint64_t)*delay * ahead);
+		owner = smp_load_acquire(&lock->owner);
+		if (owner == was) {
+			*delay +=
+				(*delay >> 3) + 1; /* no progress: too short */
+			if (*delay > TB_MAX_DELAY)
+				*delay = TB_MAX_DELAY;
+		} else if (owner == me && (u16)(owner - was) > 1) {
+			*delay -= *delay >> 3; /* overshot our turn */
+			if (*delay < TB_MIN_DELAY)
+				*delay = TB_MIN_DELAY;
+		}
+	}
+}
+
+static bool tb_trylock(void *p)
+{
+	struct tb_lock *lock = p;
+	u16 owner = READ_ONCE(lock->owner);
+
+	if (READ_ONCE(lock->next) != owner)
+		return false;
+	return cmpxchg_acquire(&lock->next, owner, (u16)(owner + 1)) == owner;
+}
+
+static void tb_unlock(void *p)
+{
+	struct tb_lock *lock = p;
+
+	smp_store_release(&lock->owner, (u16)(READ_ONCE(lock->owner) + 1));
+}
+
+const struct lk_ops lk_ticket_backoff_ops = {
+	.name = "ticket_backoff",
+	.desc = "ticket lock with self-tuning proportional backoff, delays "
+		"per CPU or per CPU and lock hash (lock.backoff)",
+	.size = sizeof(struct tb_lock),
+	.align = sizeof(u32),
+	.init = tb_init,
+	.lock = tb_lock,
+	.unlock = tb_unlock,
+	.trylock = tb_trylock,
+	.global_size = tb_guest_size,
+	.global_init = tb_guest_init,
+};
