@@ -91,6 +91,8 @@ struct lk_ops {
 	size_t (*global_size)(const struct lk_params *p, unsigned int nr_cpus);
 	void (*global_init)(void *globals, const struct lk_params *p,
 			    unsigned int nr_cpus);
+	/* The [lock] keys it reads, space separated ("qspl_*": all of them). */
+	const char *params;
 	/* Deliberately broken: validation must report a violation. */
 	bool broken;
 	/* Uses pv_wait/pv_kick, so the pv mapping matters. */

@@ -666,6 +666,7 @@ const struct lk_ops PPC_OPS = {
 	.trylock = ppc_trylock,
 	.global_size = ppc_guest_size,
 	.global_init = ppc_guest_init,
+	.params = "qspl_*",
 };
 
 #endif

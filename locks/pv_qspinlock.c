@@ -526,6 +526,7 @@ const struct lk_ops PV_OPS = {
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
 	.paravirt = true,
+	.params = "pv_mapping SPIN_THRESHOLD wait_early steal",
 };
 
 #endif

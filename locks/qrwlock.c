@@ -128,4 +128,5 @@ const struct lk_ops lk_qrwlock_ops = {
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
 	.paravirt = true,
+	.params = "pv_mapping SPIN_THRESHOLD wait_early steal",
 };

@@ -126,4 +126,5 @@ const struct lk_ops lk_ticket_backoff_ops = {
 	.trylock = tb_trylock,
 	.global_size = tb_guest_size,
 	.global_init = tb_guest_init,
+	.params = "backoff",
 };

@@ -285,8 +285,11 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 		sim_cpu_work(c, sim_duration_draw(&w->p.think, &v->rng));
 		l = pick_lock(w, v);
 		cs = w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
-		read = w->p.read_pct &&
-		       sim_rng_below(&v->rng, 100) < w->p.read_pct;
+		if (w->p.readers)
+			read = v->idx < w->p.readers;
+		else
+			read = w->p.read_pct &&
+			       sim_rng_below(&v->rng, 100) < w->p.read_pct;
 		wait_begin(l, v, c->now_ps);
 		sim_cpu_trace(c,
 			      read ? "read_lock(%" PRId64 ")%.0" PRId64

@@ -49,6 +49,7 @@ struct wl_params {
 	struct sim_duration cs;
 	const struct sim_duration *lock_cs; /* per lock, or NULL: cs */
 	unsigned int read_pct; /* share of acquisitions that read (rwlocks) */
+	unsigned int readers; /* or: vCPUs 0..readers-1 only read, rest write */
 	struct sim_duration think;
 	unsigned int nlocks;
 	enum wl_pick pick;

@@ -35,6 +35,28 @@ START_TEST(test_clean_lock_survives)
 }
 END_TEST
 
+/* Every registered, unbroken lock survives a short adversarial batch. */
+START_TEST(test_every_lock_survives)
+{
+	const struct lk_ops *l = lk_registry[_i];
+	g_autofree char *dir = outdir();
+	struct torture_opts o = {.lock = l->name,
+				 .first_seed = 1,
+				 .seeds = 25,
+				 .jobs = 2,
+				 .out_dir = dir,
+				 .quiet = true};
+	struct torture_result r;
+
+	if (l->broken)
+		return;
+	ck_assert(torture_run(&o, &r, stdout, NULL));
+	ck_assert_msg(r.failures == 0, "%s seed %" PRIu64 ": %s", l->name,
+		      r.first_failing_seed, r.first_violation);
+	torture_result_clear(&r);
+}
+END_TEST
+
 /* Seeds each mutant may take at most (they fall in 1-5 in practice). */
 #define MUTANT_SEED_BUDGET 60
 
@@ -103,6 +125,9 @@ int main(void)
 	tcase_add_test(tc, test_scenarios_deterministic);
 	tcase_add_test(tc, test_clean_lock_survives);
 	tcase_add_loop_test(tc, test_every_mutant_caught, 0, n);
+	for (n = 0; lk_registry[n];)
+		n++;
+	tcase_add_loop_test(tc, test_every_lock_survives, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

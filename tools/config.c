@@ -259,6 +259,9 @@ static const struct cfg_key cfg_keys[] = {
 	 "how a vCPU picks a lock: random, or vcpu (i mod locks)"},
 	{"workload", "read_pct", CT_UINT, "0", 0, 100, NULL, OFF(read_pct),
 	 "percent of acquisitions taken as a reader (rwlocks only)"},
+	{"workload", "readers", CT_UINT, "0", 0, 4096, NULL, OFF(readers),
+	 "or: vCPUs 0..readers-1 always read, the others always write "
+	 "(rwlocks only)"},
 	{"workload", "lock_cs", CT_LIST, "", 0, T(SIM_S), NULL,
 	 OFF(lock_cs_text),
 	 "per-lock critical sections, comma separated, one per lock "
@@ -612,12 +615,19 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 {
 	const struct lk_ops *ops = lk_find(cfg->lock);
 
-	if (cfg->read_pct && !ops->read_lock) {
+	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [workload] read_pct = %u: lock %s has no "
-			    "reader side; use a rwlock (qrwlock, "
-			    "rwlock_legacy) or read_pct = 0",
-			    path, cfg->read_pct, cfg->lock);
+			    "%s: [workload] read_pct = %u, readers = %u: lock "
+			    "%s has no reader side; use a rwlock (qrwlock, "
+			    "rwlock_legacy) or 0",
+			    path, cfg->read_pct, cfg->readers, cfg->lock);
+		return false;
+	}
+	if (cfg->readers && (cfg->read_pct || cfg->readers > cfg->vcpus)) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] readers = %u: at most [partition] "
+			    "vcpus (%u), and not together with read_pct",
+			    path, cfg->readers, cfg->vcpus);
 		return false;
 	}
 	if (*cfg->lock_cs_text) {
@@ -746,6 +756,13 @@ struct qsim_config *cfg_load(const char *path, char **overrides, GError **error)
 		return NULL;
 	}
 	return cfg_load_text(path, text, overrides, error);
+}
+
+char *cfg_key_default(const char *section, const char *key)
+{
+	const struct cfg_key *k = key_find(section, key);
+
+	return k ? default_text(k, &presets[0]) : NULL;
 }
 
 void cfg_print_keys(FILE *out)

@@ -79,6 +79,7 @@ struct qsim_config {
 	struct sim_duration think;
 	char *pick;
 	unsigned int read_pct;
+	unsigned int readers;
 	char *lock_cs_text;	      /* "" or one duration per lock */
 	struct sim_duration *lock_cs; /* parsed, or NULL */
 	/* [check] */
@@ -104,6 +105,8 @@ void cfg_free(struct qsim_config *cfg);
 typedef struct qsim_config qsim_config;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 
+/* The default of [section] key as text (preset-dependent ones for power9). */
+char *cfg_key_default(const char *section, const char *key);
 /* Print every section and key with type, default, range and help. */
 void cfg_print_keys(FILE *out);
 /* The cost-model preset names, NULL-terminated. */

@@ -196,6 +196,30 @@ static int cmd_check_config(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* "key=default ..." for the [lock] keys @o reads. */
+static void print_lock_params(const struct lk_ops *o)
+{
+	g_auto(GStrv) keys = NULL;
+
+	if (!o->params)
+		return;
+	printf("  %-14s", "");
+	if (strcmp(o->params, "qspl_*") == 0) {
+#define X(name, def, max, help) printf(" qspl_" #name "=%u", (unsigned int)def);
+		QSPL_TUNABLES(X)
+#undef X
+		printf("\n");
+		return;
+	}
+	keys = g_strsplit(o->params, " ", -1);
+	for (char **k = keys; *k; k++) {
+		g_autofree char *def = cfg_key_default("lock", *k);
+
+		printf(" %s=%s", *k, def ? def : "?");
+	}
+	printf("\n");
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -207,10 +231,14 @@ static int cmd_list(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (all || strcmp(what, "locks") == 0) {
-		printf("locks ([lock] type):\n");
-		for (unsigned int i = 0; lk_registry[i]; i++)
-			printf("  %-14s %s\n", lk_registry[i]->name,
-			       lk_registry[i]->desc);
+		printf("locks ([lock] type), with the [lock] keys they "
+		       "read:\n");
+		for (unsigned int i = 0; lk_registry[i]; i++) {
+			const struct lk_ops *o = lk_registry[i];
+
+			printf("  %-14s %s\n", o->name, o->desc);
+			print_lock_params(o);
+		}
 		any = true;
 	}
 	if (all || strcmp(what, "policies") == 0) {
