@@ -371,25 +371,48 @@ static bool spurious_return(struct hv_vcpu *v)
 	return true;
 }
 
-long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
+/*
+ * Sleep until woken (H_CEDE, or KVM's halt): unless a wake-up is latched
+ * in @latch (consumed) or the adversary makes it return at once.
+ */
+static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
+				     uint64_t *slept, uint64_t *cut_short,
+				     bool kvm)
 {
 	sim_time_t t = hcall_enter(v);
 
-	if (v->prod_latch) {
-		v->prod_latch = false;
-		v->st.latch_returns++;
+	if (*latch) {
+		*latch = false;
+		(*cut_short)++;
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (spurious_return(v)) {
 		hv_trace(v, t,
-			 "H_CEDE returned spuriously%.0" PRId64 "%.0" PRId64, 0,
-			 0);
+			 kvm ? "halt returned spuriously%.0" PRId64 "%.0" PRId64
+			     : "H_CEDE returned spuriously%.0" PRId64
+			       "%.0" PRId64,
+			 0, 0);
 		return hcall_exit(v, H_SUCCESS);
 	}
-	v->st.cedes++;
-	hv_trace(v, t, "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
+	(*slept)++;
+	hv_trace(v, t,
+		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
+		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
+		 0, 0);
 	vcpu_sleep(v, t, true, false);
 	return hcall_exit(v, H_SUCCESS);
+}
+
+long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
+{
+	return hcall_sleep(v, &v->prod_latch, &v->st.cedes,
+			   &v->st.latch_returns, false);
+}
+
+long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
+{
+	return hcall_sleep(v, &v->kick_latch, &v->st.halts, &v->st.kick_returns,
+			   true);
 }
 
 static bool partition_has_runnable(struct hv *hv, struct hv_vcpu *self)
@@ -466,7 +489,14 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	return hcall_exit(v, H_SUCCESS);
 }
 
-long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
+/*
+ * Wake @target (H_PROD, or KVM's kick): a sleeping target becomes runnable
+ * after the wake latency; one not asleep gets the wake latched, so its
+ * next sleep returns at once (offset of the latch field in the vCPU).
+ */
+static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
+				    size_t latch_off, uint64_t *calls,
+				    uint64_t *latched)
 {
 	struct hv *hv = v->hv;
 	sim_time_t t = hcall_enter(v);
@@ -475,61 +505,29 @@ long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
 	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
 		return hcall_exit(v, H_PARAMETER);
 	tv = v->part->vcpus[target];
-	v->st.prods++;
-	hv_trace(v, t, "H_PROD(%" PRId64 "), target asleep: %" PRId64, target,
-		 tv->state == HV_CEDED);
+	(*calls)++;
+	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
+		 target, tv->state == HV_CEDED);
 	if (tv->state == HV_CEDED) {
 		tv->state = HV_WAKING;
 		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
-		/* Not asleep (or about to sleep): the next cede returns. */
-		tv->prod_latch = true;
-		v->st.prods_latched++;
+		*(bool *)((char *)tv + latch_off) = true;
+		(*latched)++;
 	}
 	return hcall_exit(v, H_SUCCESS);
 }
 
-long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
+long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
 {
-	sim_time_t t = hcall_enter(v);
-
-	if (v->kick_latch) {
-		v->kick_latch = false;
-		v->st.kick_returns++;
-		return hcall_exit(v, H_SUCCESS);
-	}
-	if (spurious_return(v)) {
-		hv_trace(v, t,
-			 "halt returned spuriously%.0" PRId64 "%.0" PRId64, 0,
-			 0);
-		return hcall_exit(v, H_SUCCESS);
-	}
-	v->st.halts++;
-	hv_trace(v, t, "halt: sleeps%.0" PRId64 "%.0" PRId64, 0, 0);
-	vcpu_sleep(v, t, true, false);
-	return hcall_exit(v, H_SUCCESS);
+	return hcall_wake(v, target, offsetof(struct hv_vcpu, prod_latch),
+			  &v->st.prods, &v->st.prods_latched);
 }
 
 long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target)
 {
-	struct hv *hv = v->hv;
-	sim_time_t t = hcall_enter(v);
-	struct hv_vcpu *tv;
-
-	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
-		return hcall_exit(v, H_PARAMETER);
-	tv = v->part->vcpus[target];
-	v->st.kicks++;
-	hv_trace(v, t, "kick(%" PRId64 "), target asleep: %" PRId64, target,
-		 tv->state == HV_CEDED);
-	if (tv->state == HV_CEDED) {
-		tv->state = HV_WAKING;
-		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
-	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
-		tv->kick_latch = true;
-		v->st.kicks_latched++;
-	}
-	return hcall_exit(v, H_SUCCESS);
+	return hcall_wake(v, target, offsetof(struct hv_vcpu, kick_latch),
+			  &v->st.kicks, &v->st.kicks_latched);
 }
 
 const char *const hv_point_names[HV_PT_NR] = {

@@ -104,45 +104,8 @@ PV_EXPORT struct qspinlock **pv_hash(struct qspinlock *lock, struct qnode *node)
 		     (unsigned long long)lk_addr_key(lock));
 }
 
-/* Same walk; the entry must be there, and be the only one (P1). */
-PV_EXPORT struct qnode *pv_unhash(struct qspinlock *lock)
-{
-	struct qs_guest *g = qs_guest();
-	u32 size = 1U << g->pv_lock_hash_bits;
-	u32 first =
-		hash_ptr(lock, g->pv_lock_hash_bits) & ~(hash_per_line() - 1);
-
-	for (u32 i = 0; i < size; i++) {
-		struct pv_hash_entry *e =
-			&g->pv_lock_hash[(first + i) & (size - 1)];
-
-		if (READ_ONCE(e->lock) == lock) {
-			struct qnode *n = READ_ONCE(e->node);
-			int left;
-
-			if (!n)
-				lk_violation(
-					"P1: lock %#llx: its hash entry "
-					"was found before its node was "
-					"stored",
-					(unsigned long long)lk_addr_key(lock));
-			WRITE_ONCE(e->lock, NULL);
-			left = hash_count_add(lock, -1);
-			if (left != 0)
-				lk_violation(
-					"P1: lock %#llx had %d hash "
-					"entries at unhash, not 1",
-					(unsigned long long)lk_addr_key(lock),
-					left + 1);
-			return n;
-		}
-	}
-	lk_violation("lock %#llx is (*,*,3) but not in the pv hash table",
-		     (unsigned long long)lk_addr_key(lock));
-}
-
-/* kick_before_unhash: find the node without removing its entry. */
-static struct qnode *pv_hash_peek(struct qspinlock *lock)
+/* The entry holding @lock, along the probe path pv_hash takes. */
+static struct pv_hash_entry *pv_hash_find(struct qspinlock *lock)
 {
 	struct qs_guest *g = qs_guest();
 	u32 size = 1U << g->pv_lock_hash_bits;
@@ -154,10 +117,36 @@ static struct qnode *pv_hash_peek(struct qspinlock *lock)
 			&g->pv_lock_hash[(first + i) & (size - 1)];
 
 		if (READ_ONCE(e->lock) == lock)
-			return READ_ONCE(e->node);
+			return e;
 	}
 	lk_violation("lock %#llx is (*,*,3) but not in the pv hash table",
 		     (unsigned long long)lk_addr_key(lock));
+}
+
+/* Same walk; the entry must be there, and be the only one (P1). */
+PV_EXPORT struct qnode *pv_unhash(struct qspinlock *lock)
+{
+	struct pv_hash_entry *e = pv_hash_find(lock);
+	struct qnode *n = READ_ONCE(e->node);
+	int left;
+
+	if (!n)
+		lk_violation("P1: lock %#llx: its hash entry was found before "
+			     "its node was stored",
+			     (unsigned long long)lk_addr_key(lock));
+	WRITE_ONCE(e->lock, NULL);
+	left = hash_count_add(lock, -1);
+	if (left != 0)
+		lk_violation("P1: lock %#llx had %d hash entries at unhash, "
+			     "not 1",
+			     (unsigned long long)lk_addr_key(lock), left + 1);
+	return n;
+}
+
+/* kick_before_unhash: find the node without removing its entry. */
+static struct qnode *pv_hash_peek(struct qspinlock *lock)
+{
+	return READ_ONCE(pv_hash_find(lock)->node);
 }
 
 /* --- entry trylocks (lock stealing) --- */
