@@ -43,7 +43,8 @@ struct lk_params {
 	enum lk_pv_mapping pv_mapping;
 	unsigned int line_bytes;
 	unsigned int page_bytes;
-	bool backoff_hashed; /* ticket_backoff: delays per lock hash */
+	bool backoff_hashed;	 /* ticket_backoff: delays per lock hash */
+	unsigned int numa_nodes; /* the guest's nodes: chips its pool spans */
 	/* ppc_qspinlock: the qspl_* tunables under their kernel names. */
 	struct {
 /* X(name, default, max, help) */

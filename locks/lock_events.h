@@ -34,6 +34,7 @@
 	X(sim_pv_wait_slept, COUNT)         \
 	X(sim_steal_success, COUNT)         \
 	X(sim_steal_break_local, COUNT)     \
+	X(sim_steal_break_remote, COUNT)    \
 	X(sim_queue_enter, COUNT)           \
 	X(sim_queue_overflow, COUNT)        \
 	X(sim_yield_owner_confer, COUNT)    \

@@ -334,10 +334,53 @@ static u32 spin_on_word(struct ppc_qspinlock *lock, u32 v, bool pv,
 
 /* --- stealing --- */
 
+/* The guest's NUMA node of a CPU: CPUs split evenly over the nodes. */
+static unsigned int cpu_to_node(int cpu)
+{
+	struct ppc_guest *g = G();
+
+	return (unsigned int)((uint64_t)cpu * g->p.numa_nodes / g->nr_cpus);
+}
+
+/*
+ * How many steal iterations are allowed against the owner in @v: the
+ * local budget, or the remote one when the owner is on another node.
+ */
+static u32 steal_limit(u32 v, bool pv, bool sleepy, bool *remote)
+{
+	struct lk_params *p = &G()->p;
+	u32 limit = budget_of(p->qspl.steal_spins, pv, sleepy);
+
+	*remote = false;
+	if (p->numa_nodes > 1 && (v & _Q_LOCKED_VAL) &&
+	    cpu_to_node(owner_of(v)) != cpu_to_node(smp_processor_id())) {
+		u32 r = budget_of(p->qspl.remote_steal_spins, pv, sleepy);
+
+		if (r < limit) {
+			limit = r;
+			*remote = true;
+		}
+	}
+	return limit;
+}
+
+static bool steal_done(u32 v, u32 iters, bool pv, bool sleepy)
+{
+	bool remote;
+
+	if (iters < steal_limit(v, pv, sleepy, &remote))
+		return false;
+	if (remote)
+		lockevent_inc(sim_steal_break_remote);
+	else
+		lockevent_inc(sim_steal_break_local);
+	return true;
+}
+
 static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 {
 	struct lk_params *p = &G()->p;
-	bool sleepy = false, seen_preempted = false;
+	bool sleepy = false, seen_preempted = false, remote;
 	u32 iters = 0;
 
 	if (!p->qspl.steal_spins)
@@ -366,24 +409,18 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 		} else {
 			iters++;
 		}
-		/* One NUMA node: remote_steal_spins never applies. */
-		if (iters >= budget_of(p->qspl.steal_spins, pv, sleepy)) {
-			lockevent_inc(sim_steal_break_local);
+		if (steal_done(v, iters, pv, sleepy))
 			break;
-		}
 		if (!preempted && (v & _Q_LOCKED_VAL)) {
 			/* Held by a running owner: spin until that changes. */
-			u32 done, left = budget_of(p->qspl.steal_spins, pv,
-						   sleepy) -
+			u32 done, left = steal_limit(v, pv, sleepy, &remote) -
 					 iters;
 
-			spin_on_word(lock, v, pv, pv && !sleepy, left, &done);
+			v = spin_on_word(lock, v, pv, pv && !sleepy, left,
+					 &done);
 			iters += done;
-			if (iters >=
-			    budget_of(p->qspl.steal_spins, pv, sleepy)) {
-				lockevent_inc(sim_steal_break_local);
+			if (steal_done(v, iters, pv, sleepy))
 				break;
-			}
 		}
 	}
 	return false;

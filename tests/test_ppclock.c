@@ -51,6 +51,8 @@ static void probe_ev(struct sim_event *ev)
 	p->word = *LOCK;
 }
 
+static unsigned int numa_nodes = 1;
+
 static void setup(bool shared, unsigned int npcpus, sim_time_t slice,
 		  const struct step *const *scripts, unsigned int n)
 {
@@ -63,7 +65,9 @@ static void setup(bool shared, unsigned int npcpus, sim_time_t slice,
 		.hcall_ps = 500 * SIM_NS,
 		.wake_latency_ps = 5 * SIM_US,
 	};
-	struct lk_params lp = {.line_bytes = 128, .page_bytes = 65536};
+	struct lk_params lp = {.line_bytes = 128,
+			       .page_bytes = 65536,
+			       .numa_nodes = numa_nodes};
 	void *g;
 
 #define X(name, def, max, help) lp.qspl.name = def;
@@ -185,6 +189,31 @@ START_TEST(test_sleepy_on_preempted_owner)
 }
 END_TEST
 
+/* An owner on the other NUMA node: the remote budget (4) ends stealing. */
+START_TEST(test_remote_steal_budget)
+{
+	static const struct step s0[] = {
+		{OP_LOCK, 0}, {OP_WORK, US(20)}, {OP_UNLOCK, 0}, {OP_END, 0}};
+	static const struct step s1[] = {
+		{OP_WORK, US(1)}, {OP_LOCK, 0}, {OP_UNLOCK, 0}, {OP_END, 0}};
+	static const struct step *const sc[] = {s0, s1};
+
+	for (numa_nodes = 1; numa_nodes <= 2; numa_nodes++) {
+		setup(false, 2, 10 * SIM_MS, sc, 2);
+		sim_run(&S, SIM_MS);
+		/* cpu1 is on node 1 of 2, cpu0 (the owner) on node 0. */
+		ck_assert_uint_eq(events(LOCKEVENT_sim_steal_break_remote),
+				  numa_nodes == 2);
+		ck_assert_uint_eq(events(LOCKEVENT_sim_steal_break_local),
+				  numa_nodes == 1);
+		ck_assert_uint_eq(*LOCK, 0);
+		hv_destroy(&H);
+		sim_destroy(&S);
+	}
+	numa_nodes = 1;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ppclock");
@@ -192,6 +221,7 @@ int main(void)
 
 	tcase_add_test(tc, test_steal_queue_mustq);
 	tcase_add_test(tc, test_sleepy_on_preempted_owner);
+	tcase_add_test(tc, test_remote_steal_budget);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

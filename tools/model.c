@@ -188,8 +188,11 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		l->latency = st->latency;
 		l->hold = st->hold;
 		l->handoff = st->handoff;
+		l->read_latency = st->read_latency;
+		l->write_latency = st->write_latency;
 		st->latency.buckets = st->hold.buckets = NULL;
 		st->handoff.buckets = NULL;
+		st->read_latency.buckets = st->write_latency.buckets = NULL;
 	}
 
 	res->acq_min = INT64_MAX;
@@ -318,6 +321,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.line_bytes = cfg->line_bytes,
 		.page_bytes = cfg->page_bytes,
 		.backoff_hashed = strcmp(cfg->backoff, "hashed") == 0,
+		.numa_nodes = (cfg->pcpus + cfg->smt * cfg->cores_per_chip - 1) /
+			      (cfg->smt * cfg->cores_per_chip),
 		.qspl =
 			{
 #define X(name, def, max, help) .name = cfg->qspl_##name,
@@ -423,6 +428,8 @@ void qsim_results_clear(struct qsim_results *res)
 		sim_hist_free(&res->locks[i].latency);
 		sim_hist_free(&res->locks[i].hold);
 		sim_hist_free(&res->locks[i].handoff);
+		sim_hist_free(&res->locks[i].read_latency);
+		sim_hist_free(&res->locks[i].write_latency);
 	}
 	g_free(res->locks);
 	g_free(res->vcpus);

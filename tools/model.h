@@ -61,7 +61,7 @@ struct qsim_lock_result {
 #define X(name, kind, help) QSIM_COL_TYPE_##kind name;
 	QSIM_LOCK_COLS(X)
 #undef X
-	struct sim_hist latency, hold, handoff;
+	struct sim_hist latency, hold, handoff, read_latency, write_latency;
 };
 
 struct qsim_vcpu_result {

@@ -496,6 +496,13 @@ static bool insert_hists(struct store *st, int64_t run,
 		    !insert_hist(st, s, run, l, "handoff",
 				 &res->locks[l].handoff, error))
 			return false;
+		/* Per side only where there were readers. */
+		if (res->locks[l].read_acquisitions &&
+		    (!insert_hist(st, s, run, l, "read_latency",
+				  &res->locks[l].read_latency, error) ||
+		     !insert_hist(st, s, run, l, "write_latency",
+				  &res->locks[l].write_latency, error)))
+			return false;
 	}
 	return true;
 }
