@@ -321,8 +321,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.line_bytes = cfg->line_bytes,
 		.page_bytes = cfg->page_bytes,
 		.backoff_hashed = strcmp(cfg->backoff, "hashed") == 0,
-		.numa_nodes = (cfg->pcpus + cfg->smt * cfg->cores_per_chip - 1) /
-			      (cfg->smt * cfg->cores_per_chip),
+		.numa_nodes =
+			(cfg->pcpus + cfg->smt * cfg->cores_per_chip - 1) /
+			(cfg->smt * cfg->cores_per_chip),
 		.qspl =
 			{
 #define X(name, def, max, help) .name = cfg->qspl_##name,
