@@ -124,6 +124,10 @@ extern const struct lk_ops lk_ticket_backoff_ops;
 extern const struct lk_ops lk_unfair_ops;
 extern const struct lk_ops lk_busted_ops;
 
+/* ticket.c's release and trylock, shared with ticket_backoff.c. */
+void ticket_unlock(void *lock);
+bool ticket_trylock(void *lock);
+
 const char *lk_pv_mapping_name(enum lk_pv_mapping m);
 /* The inverse; the name must be valid (config validated it). */
 enum lk_pv_mapping lk_pv_mapping_parse(const char *name);

@@ -30,7 +30,7 @@ static void ticket_lock(void *p)
 	smp_cond_load_acquire(&lock->owner, VAL == me);
 }
 
-static bool ticket_trylock(void *p)
+bool ticket_trylock(void *p)
 {
 	struct ticket_lock *lock = p;
 	u16 owner = READ_ONCE(lock->owner);
@@ -40,7 +40,7 @@ static bool ticket_trylock(void *p)
 	return cmpxchg_acquire(&lock->next, owner, (u16)(owner + 1)) == owner;
 }
 
-static void ticket_unlock(void *p)
+void ticket_unlock(void *p)
 {
 	struct ticket_lock *lock = p;
 

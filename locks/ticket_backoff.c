@@ -23,6 +23,7 @@
 #define TB_START_DELAY 50U
 #define TB_HASH_BITS   5
 
+/* The ticket lock's word (ticket.c), with the waiting done differently. */
 struct tb_lock {
 	u16 owner;
 	u16 next;
@@ -97,23 +98,6 @@ static void tb_lock(void *p)
 	}
 }
 
-static bool tb_trylock(void *p)
-{
-	struct tb_lock *lock = p;
-	u16 owner = READ_ONCE(lock->owner);
-
-	if (READ_ONCE(lock->next) != owner)
-		return false;
-	return cmpxchg_acquire(&lock->next, owner, (u16)(owner + 1)) == owner;
-}
-
-static void tb_unlock(void *p)
-{
-	struct tb_lock *lock = p;
-
-	smp_store_release(&lock->owner, (u16)(READ_ONCE(lock->owner) + 1));
-}
-
 const struct lk_ops lk_ticket_backoff_ops = {
 	.name = "ticket_backoff",
 	.desc = "ticket lock with self-tuning proportional backoff, delays "
@@ -122,8 +106,9 @@ const struct lk_ops lk_ticket_backoff_ops = {
 	.align = sizeof(u32),
 	.init = tb_init,
 	.lock = tb_lock,
-	.unlock = tb_unlock,
-	.trylock = tb_trylock,
+	/* Same word as ticket: its trylock and unlock serve unchanged. */
+	.unlock = ticket_unlock,
+	.trylock = ticket_trylock,
 	.global_size = tb_guest_size,
 	.global_init = tb_guest_init,
 	.params = "backoff",
