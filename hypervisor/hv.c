@@ -11,6 +11,7 @@
 
 const struct hv_policy_ops *const hv_policies[] = {
 	&hv_policy_rr,
+	&hv_policy_powervm,
 	&hv_policy_adversarial,
 	NULL,
 };
@@ -65,12 +66,16 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 				      void *const *args)
 {
 	struct hv_partition *part = g_new0(struct hv_partition, 1);
+
+	QSIM_BUG_ON(hv->nparts >= HV_MAX_PARTS, "too many partitions");
 	struct sim_mem *m = &hv->sim->mem;
 	size_t line = (size_t)1 << m->line_shift;
 
 	part->id = hv->nparts;
 	part->nvcpus = nvcpus;
 	part->shared = shared;
+	part->entitlement_cpu = 100 * nvcpus; /* until told: dedicated-like */
+	part->weight = 128;
 	part->vcpus = g_new0(struct hv_vcpu *, nvcpus);
 	hv->parts = g_renew(struct hv_partition *, hv->parts, hv->nparts + 1);
 	hv->parts[hv->nparts++] = part;
@@ -216,16 +221,21 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	struct hv_vcpu *v = p->cur;
 
 	v->state = HV_RUNNING;
+	v->dispatched_at = t;
 	yield_count_bump(v, t);
 	v->st.dispatches++;
 	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
 		 p->id, v->lppaca->yield_count);
 	sim_cpu_dispatch(v->cpu, t, (int)p->id);
 	p->ev_kind = HV_PCPU_SLICE_END;
-	if (!p->inherit)
+	if (!p->inherit) {
 		p->slice_end_ps = t + slice_of(hv, v);
-	else if (p->slice_end_ps < t)
-		p->slice_end_ps = t; /* nothing left of it */
+	} else {
+		/* The rest of the slice, but never more than its own. */
+		p->slice_end_ps = SIM_MIN(p->slice_end_ps, t + slice_of(hv, v));
+		if (p->slice_end_ps < t)
+			p->slice_end_ps = t; /* nothing left of it */
+	}
 	sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
 }
 
@@ -236,6 +246,10 @@ static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle)
 
 	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
 	sim_evq_cancel(&v->hv->sim->q, &p->ev);
+	if (t > v->dispatched_at) {
+		v->win_used_ps += t - v->dispatched_at;
+		v->run_ps += t - v->dispatched_at;
+	}
 	yield_count_bump(v, t);
 	sim_cpu_undispatch(v->cpu, t, idle);
 	p->cur = NULL;
@@ -284,8 +298,44 @@ static void wake_done(struct sim_event *ev)
 	vcpu_make_runnable(v, ev->time_ps);
 }
 
+sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
+{
+	return hv->p.window_ps * v->part->entitlement_cpu / 100 /
+	       v->part->nvcpus;
+}
+
+void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t)
+{
+	for (unsigned int i = 0; i < hv->p.npcpus && hv->rq_len; i++)
+		if (!hv->pcpus[i].cur)
+			hv_pcpu_pick(&hv->pcpus[i], t, false);
+}
+
+static void window_ev(struct sim_event *ev)
+{
+	struct hv *hv = ev->data;
+
+	/* Charge the running vCPUs up to here, then open the new window. */
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		struct hv_vcpu *v = hv->vcpus[i];
+
+		if (v->state == HV_RUNNING && ev->time_ps > v->dispatched_at) {
+			v->run_ps += ev->time_ps - v->dispatched_at;
+			v->dispatched_at = ev->time_ps;
+		}
+		v->win_used_ps = 0;
+	}
+	hv->ops->window(hv, ev->time_ps);
+	hv_kick_idle_pcpus(hv, ev->time_ps);
+	sim_schedule(hv->sim, &hv->window_ev, ev->time_ps + hv->p.window_ps);
+}
+
 void hv_start(struct hv *hv, sim_time_t t)
 {
+	if (hv->ops->window) {
+		sim_event_init(&hv->window_ev, window_ev, hv, SIM_PRIO_HV);
+		sim_schedule(hv->sim, &hv->window_ev, t + hv->p.window_ps);
+	}
 	for (unsigned int i = 0; i < hv->nvcpus; i++)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
@@ -294,8 +344,16 @@ void hv_start(struct hv *hv, sim_time_t t)
 
 void hv_reset_stats(struct hv *hv, sim_time_t t)
 {
-	for (unsigned int i = 0; i < hv->nvcpus; i++)
-		memset(&hv->vcpus[i]->st, 0, sizeof(hv->vcpus[i]->st));
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		struct hv_vcpu *v = hv->vcpus[i];
+
+		memset(&v->st, 0, sizeof(v->st));
+		if (v->state == HV_RUNNING && t > v->dispatched_at) {
+			v->win_used_ps += t - v->dispatched_at;
+			v->dispatched_at = t;
+		}
+		v->run_ps = 0;
+	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_pcpu *p = &hv->pcpus[i];
 
@@ -309,6 +367,15 @@ void hv_reset_stats(struct hv *hv, sim_time_t t)
 
 void hv_flush_stats(struct hv *hv, sim_time_t t)
 {
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		struct hv_vcpu *v = hv->vcpus[i];
+
+		if (v->state == HV_RUNNING && t > v->dispatched_at) {
+			v->run_ps += t - v->dispatched_at;
+			v->win_used_ps += t - v->dispatched_at;
+			v->dispatched_at = t;
+		}
+	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_pcpu *p = &hv->pcpus[i];
 

@@ -126,6 +126,11 @@ struct hv_vcpu {
 	bool on_rq;
 	struct sim_event wake_ev;
 	struct hv_vcpu_stats st;
+	/* CPU time: since dispatch, this dispatch window, since the stats
+	 * were reset (physc). */
+	sim_time_t dispatched_at;
+	sim_time_t win_used_ps;
+	sim_time_t run_ps;
 };
 
 enum hv_pcpu_ev {
@@ -146,12 +151,19 @@ struct hv_pcpu {
 	bool inherit;		 /* the dispatch under way continues a slice */
 };
 
+#define HV_MAX_PARTS 128
+
 struct hv_partition {
 	unsigned int id;
 	unsigned int nvcpus;
 	bool shared; /* SPLPAR: shared processors */
 	struct hv_vcpu **vcpus;
 	void *guest; /* the guest kernel's lock globals (its own per partition) */
+	/* PowerVM: entitled capacity in hundredths of a processing unit
+	 * (0.05 granularity), capping, and the uncapped weight. */
+	unsigned int entitlement_cpu;
+	bool capped;
+	unsigned int weight;
 };
 
 struct hv_params {
@@ -165,6 +177,7 @@ struct hv_params {
 	double spurious_wake;  /* cede/halt returns at once, probability */
 	double point_prob[16]; /* adversarial: preempt at each shim point */
 	bool no_latch;	       /* mutant: prods and kicks are never latched */
+	sim_time_t window_ps;  /* powervm: the dispatch window */
 };
 
 struct hv_policy_ops {
@@ -180,6 +193,8 @@ struct hv_policy_ops {
 	sim_time_t (*slice)(struct hv *hv, struct hv_vcpu *v);
 	/* The guest reached a shim point (NULL: nothing happens). */
 	void (*at_point)(struct hv *hv, struct hv_vcpu *v, enum hv_point pt);
+	/* A new dispatch window began (NULL: the policy has none). */
+	void (*window)(struct hv *hv, sim_time_t t);
 };
 
 struct hv {
@@ -195,10 +210,12 @@ struct hv {
 	unsigned int rq_len;
 	struct sim_rng rng;
 	sim_time_t stats_since;
+	struct sim_event window_ev;
 };
 
 extern const struct hv_policy_ops hv_policy_rr;
 extern const struct hv_policy_ops hv_policy_adversarial;
+extern const struct hv_policy_ops hv_policy_powervm;
 const struct hv_policy_ops *hv_policy_find(const char *name);
 /* NULL-terminated list, for `qsim list` and config validation. */
 extern const struct hv_policy_ops *const hv_policies[];
@@ -214,6 +231,11 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 void hv_start(struct hv *hv, sim_time_t t);
 void hv_reset_stats(struct hv *hv, sim_time_t t);
 void hv_flush_stats(struct hv *hv, sim_time_t t);
+
+/* A vCPU's entitlement per dispatch window, in ps of CPU time. */
+sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v);
+/* Let every idle pCPU look for work (after eligibility changed). */
+void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t);
 
 /* Run-queue helpers for policies. */
 void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v);

@@ -163,6 +163,7 @@ START_TEST(test_migrates_v1)
 	/* Make it look like a version-1 file: no later table or column. */
 	ck_assert_int_eq(sqlite3_exec(st->db,
 				      "DROP TABLE vcpu_counters; "
+				      "DROP TABLE partition_results; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "read_acquisitions; "
 				      "ALTER TABLE lock_results DROP COLUMN "
@@ -185,7 +186,10 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 3);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 4);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "partition_results"),
+			 0);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('lock_results') "
 					   "WHERE name = 'write_lat_p99_ns'"),

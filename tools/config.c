@@ -23,6 +23,7 @@ enum cfg_type {
 	CT_ENUM,
 	CT_PROB, /* a probability: a decimal from 0 to 1 */
 	CT_LIST, /* comma-separated durations, checked in cross_checks */
+	CT_PU,	 /* processing units, 0.05 steps, or auto (stored as 0) */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -211,11 +212,32 @@ static const struct cfg_key cfg_keys[] = {
 	{"hypervisor", "prod_cuts_directed_confer", CT_BOOL, "false", 0, 0,
 	 NULL, OFF(prod_cuts_directed_confer),
 	 "a latched prod also makes a directed H_CONFER return at once"},
+	{"hypervisor", "window", CT_TIME, "10ms", T(SIM_MS), T(SIM_S), NULL,
+	 OFF(window_ps), "powervm: the dispatch window"},
 
 	{"partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
 	 "vCPUs of the guest under test"},
 	{"partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
 	 "shared-processor LPAR (SPLPAR): paravirt lock paths on"},
+	{"partition", "entitlement", CT_PU, "auto", 0, 0, NULL,
+	 OFF(entitlement_cpu),
+	 "powervm: entitled capacity (auto: its vCPU share of the pool)"},
+	{"partition", "capped", CT_BOOL, "false", 0, 0, NULL, OFF(capped),
+	 "powervm: never run beyond the entitlement"},
+	{"partition", "weight", CT_UINT, "128", 0, 255, NULL, OFF(weight),
+	 "powervm: uncapped weight for spare capacity"},
+
+	{"noise", "partitions", CT_UINT, "0", 0, 64, NULL, OFF(noise_parts),
+	 "noise partitions beside the guest, each running CPU hogs"},
+	{"noise", "vcpus", CT_UINT, "8", 1, 4096, NULL, OFF(noise_vcpus),
+	 "vCPUs of each noise partition"},
+	{"noise", "entitlement", CT_PU, "auto", 0, 0, NULL,
+	 OFF(noise_entitlement_cpu),
+	 "entitled capacity of each (auto: its vCPU share of the pool)"},
+	{"noise", "capped", CT_BOOL, "false", 0, 0, NULL, OFF(noise_capped),
+	 "the noise partitions are capped"},
+	{"noise", "weight", CT_UINT, "128", 0, 255, NULL, OFF(noise_weight),
+	 "their uncapped weight"},
 
 	{"lock", "type", CT_ENUM, "pv_qspinlock", 0, 0, choice_lock, OFF(lock),
 	 "lock algorithm (qsim list locks)"},
@@ -313,6 +335,8 @@ static const char *type_name(enum cfg_type t)
 		return "prob";
 	case CT_LIST:
 		return "list";
+	case CT_PU:
+		return "PU";
 	}
 	return "?";
 }
@@ -387,6 +411,9 @@ static char *allowed_text(const struct cfg_key *k)
 	case CT_LIST:
 		return g_strdup("nothing, or one duration per lock, comma "
 				"separated (TIME, exp:MEAN, uniform:LO:HI)");
+	case CT_PU:
+		return g_strdup("auto, or processing units in steps of 0.05 "
+				"(e.g. 1.5)");
 	case CT_ENUM:
 		s = g_string_new("one of: ");
 		for (unsigned int i = 0; k->choices(i); i++)
@@ -443,6 +470,25 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		g_free(*(char **)field);
 		*(char **)field = g_strdup(v);
 		return true;
+	case CT_PU: {
+		g_autofree char *as_time = g_strconcat(v, "s", NULL);
+		sim_time_t exact, hundredths;
+
+		if (strcmp(v, "auto") == 0) {
+			*(unsigned int *)field = 0;
+			return true;
+		}
+		/* Exact decimal arithmetic: read "1.5" as the time 1.5 s. */
+		if (!g_ascii_isdigit(*v) || !sim_parse_time(as_time, &exact))
+			return false;
+		hundredths = exact / (SIM_S / 100);
+		if (hundredths * (SIM_S / 100) != exact)
+			return false;
+		if (!hundredths || hundredths % 5 || hundredths > 409600)
+			return false;
+		*(unsigned int *)field = (unsigned int)hundredths;
+		return true;
+	}
 	case CT_PROB: {
 		char *end;
 		double pr = g_ascii_strtod(v, &end);
@@ -610,9 +656,68 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg);
 }
 
+/* auto: the partition's vCPU share of the pool, in 0.05 PU steps. */
+static unsigned int fair_share(const struct qsim_config *cfg,
+			       unsigned int vcpus)
+{
+	unsigned int total = cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus;
+	unsigned int e = (unsigned int)((uint64_t)cfg->pcpus * 100 * vcpus /
+					total / 5 * 5);
+
+	return SIM_MIN(SIM_MAX(e, 5 * vcpus), 100 * vcpus);
+}
+
+static bool check_entitlement(const char *path, const char *section,
+			      unsigned int e, unsigned int vcpus,
+			      GError **error)
+{
+	if (e < 5 * vcpus || e > 100 * vcpus) {
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [%s] entitlement = %u.%02u: with %u vCPUs it "
+			"must be from %u.%02u (0.05 per vCPU) to %u.00 (1.0 "
+			"per vCPU)",
+			path, section, e / 100, e % 100, vcpus, 5 * vcpus / 100,
+			5 * vcpus % 100, vcpus);
+		return false;
+	}
+	return true;
+}
+
+static bool check_partitions(struct qsim_config *cfg, const char *path,
+			     GError **error)
+{
+	unsigned int sum;
+
+	if (!cfg->entitlement_cpu)
+		cfg->entitlement_cpu = fair_share(cfg, cfg->vcpus);
+	if (!cfg->noise_entitlement_cpu)
+		cfg->noise_entitlement_cpu = fair_share(cfg, cfg->noise_vcpus);
+	if (!check_entitlement(path, "partition", cfg->entitlement_cpu,
+			       cfg->vcpus, error))
+		return false;
+	if (cfg->noise_parts &&
+	    !check_entitlement(path, "noise", cfg->noise_entitlement_cpu,
+			       cfg->noise_vcpus, error))
+		return false;
+	sum = cfg->entitlement_cpu +
+	      cfg->noise_parts * cfg->noise_entitlement_cpu;
+	if (sum > 100 * cfg->pcpus) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [partition] and [noise] entitlement add up "
+			    "to %u.%02u processing units, more than the %u "
+			    "pCPUs of the pool",
+			    path, sum / 100, sum % 100, cfg->pcpus);
+		return false;
+	}
+	return true;
+}
+
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
+	if (!check_partitions(cfg, path, error))
+		return false;
 	const struct lk_ops *ops = lk_find(cfg->lock);
 
 	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {

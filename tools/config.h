@@ -56,9 +56,19 @@ struct qsim_config {
 	sim_time_t hcall_ps;
 	sim_time_t wake_latency_ps;
 	bool prod_cuts_directed_confer;
+	sim_time_t window_ps;
 	/* [partition] */
 	unsigned int vcpus;
 	bool shared;
+	unsigned int entitlement_cpu; /* hundredths of a PU; resolved */
+	bool capped;
+	unsigned int weight;
+	/* [noise] */
+	unsigned int noise_parts;
+	unsigned int noise_vcpus;
+	unsigned int noise_entitlement_cpu;
+	bool noise_capped;
+	unsigned int noise_weight;
 	/* [lock] */
 	char *lock;
 	char *mutant;

@@ -27,6 +27,14 @@ static void coroutine_fn point_hook(void *data, struct sim_cpu *c, int point)
 	hv_point(c->owner, (enum hv_point)point);
 }
 
+/* A noise vCPU: computes for ever, in 1 ms steps. */
+static void coroutine_fn hog_main(struct sim_cpu *c, void *arg)
+{
+	(void)arg;
+	for (;;)
+		sim_cpu_work(c, SIM_MS);
+}
+
 static void warmup_ev(struct sim_event *ev)
 {
 	struct run *r = ev->data;
@@ -90,8 +98,8 @@ static char *violation_report(struct run *r)
 		r->wl.violation_msg);
 	g_string_append(s, "locks:\n");
 	wl_describe_locks(&r->wl, s);
-	g_string_append(s, "vCPUs:\n");
-	for (unsigned int i = 0; i < r->hv.nvcpus; i++) {
+	g_string_append(s, "vCPUs of the guest under test:\n");
+	for (unsigned int i = 0; i < r->cfg->vcpus; i++) {
 		struct hv_vcpu *v = r->hv.vcpus[i];
 		struct wl_vcpu *w = &r->wl.vcpus[i];
 
@@ -143,7 +151,7 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	res->measured_ps = end - begin;
 	secs = (double)res->measured_ps / (double)SIM_S;
 	res->nlocks = cfg->nlocks;
-	res->nvcpus = r->hv.nvcpus;
+	res->nvcpus = r->cfg->vcpus; /* the guest under test's */
 	res->npcpus = cfg->pcpus;
 	res->locks = g_new0(struct qsim_lock_result, res->nlocks);
 	res->vcpus = g_new0(struct qsim_vcpu_result, res->nvcpus);
@@ -246,6 +254,24 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		res->util_dispatch = (double)disp / pcpu_time;
 	}
 
+	res->nparts = r->hv.nparts;
+	res->parts = g_new0(struct qsim_partition_result, res->nparts);
+	for (unsigned int i = 0; i < res->nparts; i++) {
+		struct hv_partition *hp = r->hv.parts[i];
+		struct qsim_partition_result *pr = &res->parts[i];
+		sim_time_t run = 0;
+
+		for (unsigned int v = 0; v < hp->nvcpus; v++)
+			run += hp->vcpus[v]->run_ps;
+		pr->vcpus = hp->nvcpus;
+		pr->entitlement = hp->entitlement_cpu / 100.0;
+		pr->capped = hp->capped;
+		pr->weight = hp->weight;
+		pr->physc = res->measured_ps
+				    ? (double)run / (double)res->measured_ps
+				    : 0;
+		pr->entc_pct = 100.0 * pr->physc / pr->entitlement;
+	}
 	res->counters = g_array_new(FALSE, FALSE, sizeof(struct qsim_counter));
 #define X(name, doc) counter_add(res->counters, "hv_" #name, tot.name);
 	HV_VCPU_STATS(X)
@@ -292,6 +318,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.hcall_ps = cfg->hcall_ps,
 		.wake_latency_ps = cfg->wake_latency_ps,
 		.prod_cuts_directed_confer = cfg->prod_cuts_directed_confer,
+		.window_ps = cfg->window_ps,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
@@ -332,10 +359,14 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			},
 	};
 	size_t line = cfg->line_bytes;
-	size_t arena = (size_t)(cfg->vcpus + cfg->nlocks + 64) * line * 8 +
-		       (64u << 20);
+	size_t arena =
+		(size_t)(cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus +
+			 cfg->nlocks + 64) *
+			line * 8 +
+		(64u << 20);
 	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
 	g_autofree void **args = g_new0(void *, cfg->vcpus);
+	struct hv_partition *part;
 	sim_time_t end = cfg->warmup_ps + cfg->duration_ps;
 	gint64 t0 = g_get_monotonic_time();
 
@@ -367,9 +398,23 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	wl_init(&r->wl, &r->sim, &wp, &r->iface, addrs, cfg->vcpus);
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		args[i] = wl_vcpu_arg(&r->wl, i);
-	hv_partition_add(&r->hv, cfg->vcpus, cfg->shared, wl_vcpu_main, args);
+	part = hv_partition_add(&r->hv, cfg->vcpus, cfg->shared, wl_vcpu_main,
+				args);
+	part->entitlement_cpu = cfg->entitlement_cpu;
+	part->capped = cfg->capped;
+	part->weight = cfg->weight;
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		wl_bind(&r->wl, i, r->hv.vcpus[i]->cpu);
+	/* Noise partitions: their vCPUs burn CPU and touch no lock. */
+	for (unsigned int n = 0; n < cfg->noise_parts; n++) {
+		g_autofree void **none = g_new0(void *, cfg->noise_vcpus);
+
+		part = hv_partition_add(&r->hv, cfg->noise_vcpus, true,
+					hog_main, none);
+		part->entitlement_cpu = cfg->noise_entitlement_cpu;
+		part->capped = cfg->noise_capped;
+		part->weight = cfg->noise_weight;
+	}
 	if (ops->global_size) {
 		size_t gsz = ops->global_size(&lp, cfg->vcpus);
 		void *g = sim_mem_alloc(&r->sim.mem, gsz, line);
@@ -434,6 +479,7 @@ void qsim_results_clear(struct qsim_results *res)
 	}
 	g_free(res->locks);
 	g_free(res->vcpus);
+	g_free(res->parts);
 	g_free(res->violation_msg);
 	g_free(res->report);
 	g_free(res->replay);

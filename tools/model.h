@@ -72,6 +72,16 @@ struct qsim_vcpu_result {
 	uint64_t lock_events[LOCKEVENT_NUM];
 };
 
+/* lparstat-style figures per partition (0 = the guest under test). */
+struct qsim_partition_result {
+	unsigned int vcpus;
+	double entitlement; /* processing units */
+	bool capped;
+	unsigned int weight;
+	double physc;	 /* physical CPUs consumed, on average */
+	double entc_pct; /* physc as a percentage of the entitlement */
+};
+
 struct qsim_counter {
 	const char *name;
 	uint64_t value;
@@ -85,7 +95,8 @@ struct qsim_results {
 	char *replay; /* command line that reproduces this run */
 	char *trace;  /* every traced event kept, on a violation */
 	sim_time_t measured_ps;
-	unsigned int nlocks, nvcpus, npcpus;
+	unsigned int nlocks, nvcpus, npcpus, nparts;
+	struct qsim_partition_result *parts;
 	struct qsim_lock_result *locks;
 	struct qsim_vcpu_result *vcpus;
 	GArray *counters;		     /* struct qsim_counter */

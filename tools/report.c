@@ -165,16 +165,36 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			l->lwp_events, fmt_ns(l->lwp_total_ns, a, sizeof(a)),
 			fmt_ns(l->lwp_max_ns, b, sizeof(b)));
 	}
+	for (unsigned int i = 0; i < res->nparts; i++) {
+		const struct qsim_partition_result *pr = &res->parts[i];
+
+		fprintf(out,
+			"%s %u vCPUs, entitlement %.2f PU %s (weight %u): "
+			"physc "
+			"%.2f, entc %.0f%%\n",
+			i ? "noise    " : "partition", pr->vcpus,
+			pr->entitlement, pr->capped ? "capped" : "uncapped",
+			pr->weight, pr->physc, pr->entc_pct);
+	}
 	fprintf(out,
 		"fairness  per-vCPU acquisitions min/mean/max %" PRId64
 		"/%.0f/%" PRId64 ", Jain index %.4f\n",
 		res->acq_min, res->acq_mean, res->acq_max, res->jain);
 	fprintf(out,
 		"pCPUs     run %.1f%%  spin %.1f%%  hcall %.1f%%  dispatch "
-		"%.1f%%  idle %.1f%%\n",
+		"%.1f%%  idle %.1f%%",
 		100 * res->util_run, 100 * res->util_spin,
 		100 * res->util_hcall, 100 * res->util_dispatch,
 		100 * res->util_idle);
+	if (res->nparts > 1 && res->npcpus) {
+		double noise = 0;
+
+		/* Time the noise partitions ran, so the split sums to 100. */
+		for (unsigned int i = 1; i < res->nparts; i++)
+			noise += res->parts[i].physc;
+		fprintf(out, "  noise %.1f%%", 100 * noise / res->npcpus);
+	}
+	fputc('\n', out);
 	fprintf(out,
 		"hcalls    confer directed %" PRIu64 " (stale %" PRIu64
 		", yielded %" PRIu64 "), undirected %" PRIu64 "; prod %" PRIu64

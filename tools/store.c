@@ -66,6 +66,18 @@ static bool exec(struct store *st, const char *sql, GError **error)
 	"  value INTEGER NOT NULL,\n"                                        \
 	"  PRIMARY KEY (run_id, vcpu, name)\n);\n"
 
+#define PARTITION_RESULTS_DDL                                                \
+	"CREATE TABLE partition_results (\n"                                 \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
+	"  partition INTEGER NOT NULL,\n"                                    \
+	"  vcpus INTEGER NOT NULL,\n"                                        \
+	"  entitlement REAL NOT NULL,\n"                                     \
+	"  capped INTEGER NOT NULL,\n"                                       \
+	"  weight INTEGER NOT NULL,\n"                                       \
+	"  physc REAL NOT NULL,\n"                                           \
+	"  entc_pct REAL NOT NULL,\n"                                        \
+	"  PRIMARY KEY (run_id, partition)\n);\n"
+
 /* Today's tables (the result columns come from model.h's lists). */
 static char *schema_current(void)
 {
@@ -175,9 +187,10 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%s%sPRAGMA user_version = %d;\n"
+			"BEGIN IMMEDIATE;\n%s%s%sPRAGMA user_version = %d;\n"
 			"COMMIT;",
-			sql, VCPU_COUNTERS_DDL, STORE_SCHEMA_VERSION);
+			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
+			STORE_SCHEMA_VERSION);
 
 		if (!exec(st, all, error)) {
 			exec(st, "ROLLBACK", NULL);
@@ -212,6 +225,14 @@ static bool migrate(struct store *st, GError **error)
 		  "INTEGER;\n"
 		  "PRAGMA user_version = 3;\nCOMMIT;",
 		  error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
+	/* 3 -> 4: partitions and their lparstat figures. */
+	if (version < 4 && !exec(st,
+				 "BEGIN IMMEDIATE;\n" PARTITION_RESULTS_DDL
+				 "PRAGMA user_version = 4;\nCOMMIT;",
+				 error)) {
 		exec(st, "ROLLBACK", NULL);
 		return false;
 	}
@@ -456,6 +477,35 @@ static bool insert_vcpu_counters(struct store *st, int64_t run,
 	return true;
 }
 
+static bool insert_partitions(struct store *st, int64_t run,
+			      const struct qsim_results *res, GError **error)
+{
+	g_auto_stmt s = NULL;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO partition_results (run_id, "
+			       "partition, vcpus, entitlement, capped, weight, "
+			       "physc, entc_pct) VALUES (?,?,?,?,?,?,?,?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the partition insert");
+	for (unsigned int i = 0; i < res->nparts; i++) {
+		const struct qsim_partition_result *p = &res->parts[i];
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int(s, 2, (int)i);
+		sqlite3_bind_int(s, 3, (int)p->vcpus);
+		sqlite3_bind_double(s, 4, p->entitlement);
+		sqlite3_bind_int(s, 5, p->capped);
+		sqlite3_bind_int(s, 6, (int)p->weight);
+		sqlite3_bind_double(s, 7, p->physc);
+		sqlite3_bind_double(s, 8, p->entc_pct);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting partition results");
+	}
+	return true;
+}
+
 static bool insert_hist(struct store *st, sqlite3_stmt *s, int64_t run,
 			unsigned int lock, const char *metric,
 			const struct sim_hist *h, GError **error)
@@ -522,6 +572,7 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 	    !insert_vcpus(st, run, res, error) ||
 	    !insert_counters(st, run, res, error) ||
 	    !insert_vcpu_counters(st, run, res, error) ||
+	    !insert_partitions(st, run, res, error) ||
 	    !insert_hists(st, run, res, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))

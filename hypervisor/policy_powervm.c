@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `powervm`: shared-processor dispatch by entitlement (LOCK-FACTS.md 6.5).
+ * Time is cut into dispatch windows (hypervisor.window, 10 ms).  Each
+ * vCPU is entitled, per window, to its partition's entitled capacity
+ * divided over its vCPUs (1.0 processing unit = one pCPU for the whole
+ * window).  A vCPU with entitlement left is dispatched first, in queue
+ * order, for at most a slice and at most what it has left.  One that has
+ * used its entitlement waits for the next window if its partition is
+ * capped; if uncapped it may use capacity nobody entitled wants, shared
+ * between the uncapped partitions in proportion to their weights (a
+ * weighted draw from the dispatcher's stream).  docs/hypervisor.md.
+ */
+#include "hypervisor/hv.h"
+
+/* CPU time used in this window, counting a dispatch under way. */
+static sim_time_t used_now(const struct hv *hv, const struct hv_vcpu *v)
+{
+	sim_time_t now = hv->sim->now_ps;
+
+	if (v->state == HV_RUNNING && now > v->dispatched_at)
+		return v->win_used_ps + (now - v->dispatched_at);
+	return v->win_used_ps;
+}
+
+static bool entitled(const struct hv *hv, const struct hv_vcpu *v)
+{
+	return used_now(hv, v) < hv_vcpu_entitlement(hv, v);
+}
+
+static bool eligible(const struct hv *hv, const struct hv_vcpu *v)
+{
+	return entitled(hv, v) || !v->part->capped;
+}
+
+static void pvm_enqueue(struct hv *hv, struct hv_vcpu *v)
+{
+	hv_rq_push_tail(hv, v);
+}
+
+static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
+{
+	struct hv_vcpu *v;
+	uint64_t total = 0, draw;
+
+	/* Entitled vCPUs first, first come first served. */
+	for (v = hv->rq_head; v; v = v->rq_next) {
+		if (entitled(hv, v)) {
+			hv_rq_remove(hv, v);
+			return v;
+		}
+	}
+	/*
+	 * Spare capacity: draw an uncapped partition with a vCPU waiting,
+	 * in proportion to its weight, then take its first waiting vCPU.
+	 * (Weighting vCPUs instead would favour whichever partition has
+	 * more vCPUs waiting, i.e. the one that has been losing.)
+	 */
+	bool seen[HV_MAX_PARTS] = {false};
+	struct hv_vcpu *first[HV_MAX_PARTS] = {NULL};
+
+	for (v = hv->rq_head; v; v = v->rq_next) {
+		unsigned int id = v->part->id;
+
+		if (v->part->capped || seen[id])
+			continue;
+		seen[id] = true;
+		first[id] = v;
+		total += v->part->weight;
+	}
+	if (!total)
+		return NULL;
+	draw = sim_rng_below(&hv->rng, total);
+	for (unsigned int id = 0; id < hv->nparts; id++) {
+		if (!seen[id])
+			continue;
+		if (draw < first[id]->part->weight) {
+			hv_rq_remove(hv, first[id]);
+			return first[id];
+		}
+		draw -= first[id]->part->weight;
+	}
+	return NULL;
+}
+
+static bool pvm_should_preempt(struct hv *hv, struct hv_pcpu *p)
+{
+	struct hv_vcpu *cur = p->cur;
+
+	/* Out of entitlement and capped: off until the next window. */
+	if (!eligible(hv, cur))
+		return true;
+	for (struct hv_vcpu *v = hv->rq_head; v; v = v->rq_next) {
+		/* Someone entitled waits, or we share spare time round. */
+		if (entitled(hv, v) || (!entitled(hv, cur) && eligible(hv, v)))
+			return true;
+	}
+	return false;
+}
+
+static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
+{
+	sim_time_t left;
+
+	if (!entitled(hv, v))
+		return hv->p.slice_ps;
+	left = hv_vcpu_entitlement(hv, v) - used_now(hv, v);
+	return SIM_MAX(SIM_MIN(hv->p.slice_ps, left), SIM_US);
+}
+
+static void pvm_window(struct hv *hv, sim_time_t t)
+{
+	/* Entitlements were refilled by the mechanism; preempt vCPUs running
+	 * on spare time if entitled ones now wait. */
+	(void)hv;
+	(void)t;
+}
+
+const struct hv_policy_ops hv_policy_powervm = {
+	.name = "powervm",
+	.desc = "PowerVM-like: 10 ms windows, entitlement per vCPU, capped "
+		"partitions stop, uncapped share spare capacity by weight",
+	.enqueue = pvm_enqueue,
+	.pick = pvm_pick,
+	.should_preempt = pvm_should_preempt,
+	.slice = pvm_slice,
+	.window = pvm_window,
+};

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The powervm dispatcher against figures derived by hand: a capped
+ * partition gets exactly its entitlement; spare capacity goes to the
+ * uncapped partitions in proportion to their weights; every lock passes
+ * the validation checks under it at 1x and 2x.
+ */
+#include "locks/lock.h"
+#include "tests/testutil.h"
+
+/*
+ * 4 pCPUs.  Guest: 2 vCPUs, capped at 0.5 PU, lightly loaded.  Noise: 4
+ * hog vCPUs capped at 1.0 PU.  The pool has room to spare, so each capped
+ * partition consumes what it is entitled to and no more: noise 1.00, the
+ * guest at most 0.50.
+ */
+START_TEST(test_capped_gets_entitlement)
+{
+	struct qsim_config *cfg = tu_config(
+		"[run]\nduration = 200ms\nwarmup = 20ms\n"
+		"[machine]\npcpus = 4\n"
+		"[hypervisor]\npolicy = powervm\n"
+		"[partition]\nvcpus = 2\nentitlement = 0.5\ncapped = true\n"
+		"[lock]\ntype = tas\n"
+		"[workload]\nthink = 1ms\ncs = 100ns\n"
+		"[noise]\npartitions = 1\nvcpus = 4\nentitlement = 1.0\n"
+		"capped = true\n",
+		NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_uint_eq(res.nparts, 2);
+	ck_assert_msg(res.parts[1].physc > 0.98 && res.parts[1].physc < 1.02,
+		      "noise physc %f, entitled to 1.0", res.parts[1].physc);
+	ck_assert(res.parts[0].physc <= 0.51);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+/*
+ * 4 pCPUs, two saturating uncapped partitions of 4 vCPUs, each entitled
+ * to 1.0 PU, weights 64 and 192: the 2.0 PU to spare split 1:3, so the
+ * guest gets 1.0 + 0.5 = 1.5 and the noise 1.0 + 1.5 = 2.5.
+ */
+START_TEST(test_spare_by_weight)
+{
+	struct qsim_config *cfg = tu_config(
+		"[run]\nduration = 400ms\nwarmup = 20ms\n"
+		"[machine]\npcpus = 4\n"
+		"[hypervisor]\npolicy = powervm\nslice = 1ms\n"
+		"[partition]\nvcpus = 4\nentitlement = 1.0\nweight = 64\n"
+		"[lock]\ntype = ticket\n"
+		"[workload]\nthink = 0ns\ncs = 100ns\n"
+		"[noise]\npartitions = 1\nvcpus = 4\nentitlement = 1.0\n"
+		"weight = 192\n",
+		NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_msg(res.parts[0].physc > 1.4 && res.parts[0].physc < 1.6,
+		      "guest physc %f, want 1.5", res.parts[0].physc);
+	ck_assert_msg(res.parts[1].physc > 2.4 && res.parts[1].physc < 2.6,
+		      "noise physc %f, want 2.5", res.parts[1].physc);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+static void validate(const struct lk_ops *ops, unsigned int pcpus)
+{
+	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
+	struct qsim_config *cfg =
+		tu_config(text, "hypervisor.policy=powervm", NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	if (ops->broken)
+		ck_assert_int_eq(res.status, WL_VIOL_MUTEX);
+	else
+		ck_assert_msg(res.status == WL_OK && res.locks[0].acquisitions,
+			      "%s at %u pCPUs: %s", ops->name, pcpus,
+			      res.report ? res.report : "no progress");
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+
+START_TEST(test_every_lock_under_powervm)
+{
+	validate(lk_registry[_i], 16);
+	validate(lk_registry[_i], 8);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("powervm");
+	TCase *tc = tcase_create("powervm");
+	int n = 0;
+
+	while (lk_registry[n])
+		n++;
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_capped_gets_entitlement);
+	tcase_add_test(tc, test_spare_by_weight);
+	tcase_add_loop_test(tc, test_every_lock_under_powervm, 0, n);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
