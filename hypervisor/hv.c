@@ -10,9 +10,8 @@
 #include "hypervisor/hv.h"
 
 const struct hv_policy_ops *const hv_policies[] = {
-	&hv_policy_rr,
-	&hv_policy_powervm,
-	&hv_policy_adversarial,
+	&hv_policy_rr,	&hv_policy_powervm,
+	&hv_policy_kvm, &hv_policy_adversarial,
 	NULL,
 };
 
@@ -239,6 +238,17 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
 }
 
+/* Charge a running @v's CPU time up to @t to every account. */
+static void charge(struct hv_vcpu *v, sim_time_t t)
+{
+	if (t <= v->dispatched_at)
+		return;
+	v->win_used_ps += t - v->dispatched_at;
+	v->run_ps += t - v->dispatched_at;
+	v->cpu_ps += t - v->dispatched_at;
+	v->dispatched_at = t;
+}
+
 /* Take @v off its pCPU; the caller decides what the pCPU does next. */
 static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle)
 {
@@ -246,16 +256,30 @@ static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle)
 
 	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
 	sim_evq_cancel(&v->hv->sim->q, &p->ev);
-	if (t > v->dispatched_at) {
-		v->win_used_ps += t - v->dispatched_at;
-		v->run_ps += t - v->dispatched_at;
-	}
+	charge(v, t);
 	yield_count_bump(v, t);
 	sim_cpu_undispatch(v->cpu, t, idle);
 	p->cur = NULL;
 	v->pcpu = NULL;
 	v->last_pcpu = (int)p->id;
 	return p;
+}
+
+/*
+ * Preempt @p's running vCPU: back on the run queue, @p picks again.
+ * @why: the trace format (a literal taking two unused int64 arguments).
+ */
+static void pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
+
+	vcpu_leave(v, t, false);
+	v->st.preemptions++;
+	hv_trace(v, t, why, 0, 0);
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	hv_pcpu_pick(p, t, false);
 }
 
 static void slice_end(struct hv_pcpu *p, sim_time_t t)
@@ -268,14 +292,9 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 		sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
 		return;
 	}
-	vcpu_leave(v, t, false);
-	v->st.preemptions++;
-	hv_trace(v, t,
-		 "preempted at the end of its slice%.0" PRId64 "%.0" PRId64, 0,
-		 0);
-	v->state = HV_RUNNABLE;
-	hv->ops->enqueue(hv, v);
-	hv_pcpu_pick(p, t, false);
+	pcpu_preempt(p, t,
+		     "preempted at the end of its slice%.0" PRId64
+		     "%.0" PRId64);
 }
 
 static void pcpu_ev(struct sim_event *ev)
@@ -292,10 +311,22 @@ static void wake_done(struct sim_event *ev)
 {
 	struct hv_vcpu *v = ev->data;
 
+	struct hv *hv = v->hv;
+	struct hv_pcpu *p;
+
 	QSIM_BUG_ON(v->state != HV_WAKING);
 	/* No longer idle: from now on it waits for a pCPU. */
 	sim_cpu_set_acct(v->cpu, SIM_ACCT_PREEMPTED, ev->time_ps);
+	if (hv->ops->woken)
+		hv->ops->woken(hv, v);
 	vcpu_make_runnable(v, ev->time_ps);
+	if (v->state != HV_RUNNABLE || !hv->ops->wake_preempt)
+		return;
+	p = hv->ops->wake_preempt(hv, v);
+	if (p)
+		pcpu_preempt(p, ev->time_ps,
+			     "preempted by a waking vCPU%.0" PRId64
+			     "%.0" PRId64);
 }
 
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
@@ -319,10 +350,8 @@ static void window_ev(struct sim_event *ev)
 	for (unsigned int i = 0; i < hv->nvcpus; i++) {
 		struct hv_vcpu *v = hv->vcpus[i];
 
-		if (v->state == HV_RUNNING && ev->time_ps > v->dispatched_at) {
-			v->run_ps += ev->time_ps - v->dispatched_at;
-			v->dispatched_at = ev->time_ps;
-		}
+		if (v->state == HV_RUNNING)
+			charge(v, ev->time_ps);
 		v->win_used_ps = 0;
 	}
 	hv->ops->window(hv, ev->time_ps);
@@ -348,10 +377,8 @@ void hv_reset_stats(struct hv *hv, sim_time_t t)
 		struct hv_vcpu *v = hv->vcpus[i];
 
 		memset(&v->st, 0, sizeof(v->st));
-		if (v->state == HV_RUNNING && t > v->dispatched_at) {
-			v->win_used_ps += t - v->dispatched_at;
-			v->dispatched_at = t;
-		}
+		if (v->state == HV_RUNNING)
+			charge(v, t);
 		v->run_ps = 0;
 	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
@@ -370,11 +397,8 @@ void hv_flush_stats(struct hv *hv, sim_time_t t)
 	for (unsigned int i = 0; i < hv->nvcpus; i++) {
 		struct hv_vcpu *v = hv->vcpus[i];
 
-		if (v->state == HV_RUNNING && t > v->dispatched_at) {
-			v->run_ps += t - v->dispatched_at;
-			v->win_used_ps += t - v->dispatched_at;
-			v->dispatched_at = t;
-		}
+		if (v->state == HV_RUNNING)
+			charge(v, t);
 	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_pcpu *p = &hv->pcpus[i];

@@ -131,6 +131,8 @@ struct hv_vcpu {
 	sim_time_t dispatched_at;
 	sim_time_t win_used_ps;
 	sim_time_t run_ps;
+	sim_time_t cpu_ps; /* since the start, never reset */
+	int64_t vrt_off;   /* kvm: vruntime placement offset */
 };
 
 enum hv_pcpu_ev {
@@ -178,6 +180,8 @@ struct hv_params {
 	double point_prob[16]; /* adversarial: preempt at each shim point */
 	bool no_latch;	       /* mutant: prods and kicks are never latched */
 	sim_time_t window_ps;  /* powervm: the dispatch window */
+	sim_time_t min_granularity_ps;	  /* kvm: shortest slice */
+	sim_time_t wakeup_granularity_ps; /* kvm: wake-up preemption lead */
 };
 
 struct hv_policy_ops {
@@ -195,6 +199,11 @@ struct hv_policy_ops {
 	void (*at_point)(struct hv *hv, struct hv_vcpu *v, enum hv_point pt);
 	/* A new dispatch window began (NULL: the policy has none). */
 	void (*window)(struct hv *hv, sim_time_t t);
+	/* @v woke from a sleep and is about to be queued (NULL: nothing). */
+	void (*woken)(struct hv *hv, struct hv_vcpu *v);
+	/* @v woke and waits on the run queue: the pCPU whose vCPU it should
+	 * preempt now, or NULL (NULL hook: never). */
+	struct hv_pcpu *(*wake_preempt)(struct hv *hv, struct hv_vcpu *v);
 };
 
 struct hv {
@@ -211,11 +220,13 @@ struct hv {
 	struct sim_rng rng;
 	sim_time_t stats_since;
 	struct sim_event window_ev;
+	int64_t min_vruntime; /* kvm: never goes back */
 };
 
 extern const struct hv_policy_ops hv_policy_rr;
 extern const struct hv_policy_ops hv_policy_adversarial;
 extern const struct hv_policy_ops hv_policy_powervm;
+extern const struct hv_policy_ops hv_policy_kvm;
 const struct hv_policy_ops *hv_policy_find(const char *name);
 /* NULL-terminated list, for `qsim list` and config validation. */
 extern const struct hv_policy_ops *const hv_policies[];

@@ -214,6 +214,11 @@ static const struct cfg_key cfg_keys[] = {
 	 "a latched prod also makes a directed H_CONFER return at once"},
 	{"hypervisor", "window", CT_TIME, "10ms", T(SIM_MS), T(SIM_S), NULL,
 	 OFF(window_ps), "powervm: the dispatch window"},
+	{"hypervisor", "min_granularity", CT_TIME, "3ms", T(SIM_US), T(SIM_S),
+	 NULL, OFF(min_granularity_ps), "kvm: the shortest slice"},
+	{"hypervisor", "wakeup_granularity", CT_TIME, "4ms", 0, T(SIM_S), NULL,
+	 OFF(wakeup_granularity_ps),
+	 "kvm: vruntime lead a waking vCPU needs to preempt"},
 
 	{"partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
 	 "vCPUs of the guest under test"},
@@ -225,7 +230,8 @@ static const struct cfg_key cfg_keys[] = {
 	{"partition", "capped", CT_BOOL, "false", 0, 0, NULL, OFF(capped),
 	 "powervm: never run beyond the entitlement"},
 	{"partition", "weight", CT_UINT, "128", 0, 255, NULL, OFF(weight),
-	 "powervm: uncapped weight for spare capacity"},
+	 "powervm: uncapped weight for spare capacity; kvm: CPU share "
+	 "weight"},
 
 	{"noise", "partitions", CT_UINT, "0", 0, 64, NULL, OFF(noise_parts),
 	 "noise partitions beside the guest, each running CPU hogs"},
@@ -682,6 +688,12 @@ static bool check_entitlement(const char *path, const char *section,
 		return false;
 	}
 	return true;
+}
+
+double cfg_overcommit(const struct qsim_config *cfg)
+{
+	return (double)(cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus) /
+	       cfg->pcpus;
 }
 
 static bool check_partitions(struct qsim_config *cfg, const char *path,

@@ -57,6 +57,8 @@ struct qsim_config {
 	sim_time_t wake_latency_ps;
 	bool prod_cuts_directed_confer;
 	sim_time_t window_ps;
+	sim_time_t min_granularity_ps;
+	sim_time_t wakeup_granularity_ps;
 	/* [partition] */
 	unsigned int vcpus;
 	bool shared;
@@ -112,6 +114,8 @@ struct qsim_config *cfg_load(const char *path, char **overrides,
 struct qsim_config *cfg_load_text(const char *path, const char *text,
 				  char **overrides, GError **error);
 void cfg_free(struct qsim_config *cfg);
+/* vCPUs of every partition (guest and noise) per pCPU of the pool. */
+double cfg_overcommit(const struct qsim_config *cfg);
 typedef struct qsim_config qsim_config;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 

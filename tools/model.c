@@ -319,6 +319,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.wake_latency_ps = cfg->wake_latency_ps,
 		.prod_cuts_directed_confer = cfg->prod_cuts_directed_confer,
 		.window_ps = cfg->window_ps,
+		.min_granularity_ps = cfg->min_granularity_ps,
+		.wakeup_granularity_ps = cfg->wakeup_granularity_ps,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {

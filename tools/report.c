@@ -107,7 +107,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		"guest     %u vCPUs, %s, overcommit %.2fx; policy %s, slice "
 		"%s\n",
 		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
-		(double)cfg->vcpus / cfg->pcpus, cfg->policy,
+		cfg_overcommit(cfg), cfg->policy,
 		sim_format_time(cfg->slice_ps, a, sizeof(a)));
 	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s\n",
 		cfg->workload, cfg->nlocks, cfg->lock,
@@ -168,13 +168,19 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	for (unsigned int i = 0; i < res->nparts; i++) {
 		const struct qsim_partition_result *pr = &res->parts[i];
 
-		fprintf(out,
-			"%s %u vCPUs, entitlement %.2f PU %s (weight %u): "
-			"physc "
-			"%.2f, entc %.0f%%\n",
-			i ? "noise    " : "partition", pr->vcpus,
-			pr->entitlement, pr->capped ? "capped" : "uncapped",
-			pr->weight, pr->physc, pr->entc_pct);
+		const char *what = i ? "noise    " : "partition";
+
+		/* Entitlement only means something to powervm. */
+		if (strcmp(cfg->policy, "powervm"))
+			fprintf(out, "%s %u vCPUs, weight %u: physc %.2f\n",
+				what, pr->vcpus, pr->weight, pr->physc);
+		else
+			fprintf(out,
+				"%s %u vCPUs, entitlement %.2f PU %s (weight "
+				"%u): physc %.2f, entc %.0f%%\n",
+				what, pr->vcpus, pr->entitlement,
+				pr->capped ? "capped" : "uncapped", pr->weight,
+				pr->physc, pr->entc_pct);
 	}
 	fprintf(out,
 		"fairness  per-vCPU acquisitions min/mean/max %" PRId64

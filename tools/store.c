@@ -309,7 +309,7 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	bind_text(s, i++, cfg->policy);
 	sqlite3_bind_int(s, i++, (int)cfg->vcpus);
 	sqlite3_bind_int(s, i++, (int)cfg->pcpus);
-	sqlite3_bind_double(s, i++, (double)cfg->vcpus / cfg->pcpus);
+	sqlite3_bind_double(s, i++, cfg_overcommit(cfg));
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->duration_ps);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->warmup_ps);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->measured_ps);

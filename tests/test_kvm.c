@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kvm dispatcher against figures derived by hand: CPU time shared in
+ * proportion to weight, wake-up preemption bounding how long a kicked
+ * vCPU waits behind CPU hogs, and every lock passing the validation
+ * checks under it at 1x and 2x.
+ */
+#include "locks/lock.h"
+#include "tests/testutil.h"
+
+/*
+ * 4 pCPUs, two saturating partitions of 4 vCPUs (a ticket lock spun on
+ * with no think time, and CPU hogs), weights 64 and 192: 8 threads want
+ * 4 pCPUs, so fair share by weight gives 4 * 64/256 = 1.0 and
+ * 4 * 192/256 = 3.0 pCPUs.
+ */
+static void share(unsigned int w_guest, unsigned int w_noise, double want_g,
+		  double want_n)
+{
+	g_autofree char *text = g_strdup_printf(
+		"[run]\nduration = 400ms\nwarmup = 40ms\n"
+		"[machine]\npcpus = 4\n"
+		"[hypervisor]\npolicy = kvm\n"
+		"[partition]\nvcpus = 4\nweight = %u\n"
+		"[lock]\ntype = ticket\n"
+		"[workload]\nthink = 0ns\ncs = 100ns\n"
+		"[noise]\npartitions = 1\nvcpus = 4\nweight = %u\n",
+		w_guest, w_noise);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_uint_eq(res.nparts, 2);
+	ck_assert_msg(fabs(res.parts[0].physc - want_g) < 0.05,
+		      "guest physc %f, want %f", res.parts[0].physc, want_g);
+	ck_assert_msg(fabs(res.parts[1].physc - want_n) < 0.05,
+		      "noise physc %f, want %f", res.parts[1].physc, want_n);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+
+START_TEST(test_fair_share_by_weight)
+{
+	share(64, 192, 1.0, 3.0);
+	share(128, 128, 2.0, 2.0);
+}
+END_TEST
+
+/*
+ * 2 pCPUs: the guest's 4 vCPUs contend for a pv lock under the KVM
+ * mapping (cs 20us, think 5us), so waiters halt and are kicked, beside 2
+ * hog vCPUs that never sleep.  With wake-up preemption (granularity 0) a
+ * kicked vCPU that leads a running one in vruntime takes its pCPU after
+ * the wake and dispatch latencies; without it (granularity 1 s) it waits
+ * for a slice to end: the slice is 10 ms over 6 runnable threads on 2
+ * pCPUs, 3.3 ms, so waits average a good part of a millisecond.
+ */
+static double wake_wait_ns(const char *gran)
+{
+	g_autofree char *text = g_strdup_printf(
+		"[run]\nduration = 200ms\nwarmup = 20ms\n"
+		"[machine]\npcpus = 2\n"
+		"[hypervisor]\npolicy = kvm\nwakeup_granularity = %s\n"
+		"[partition]\nvcpus = 4\n"
+		"[lock]\ntype = pv_qspinlock\npv_mapping = kvm\n"
+		"[workload]\nthink = 5us\ncs = 20us\n"
+		"[noise]\npartitions = 1\nvcpus = 2\n",
+		gran);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+	double wait;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	wait = res.pv_latency_wake_ns;
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+	return wait;
+}
+
+START_TEST(test_wakeup_preemption)
+{
+	double fast = wake_wait_ns("0ns"), slow = wake_wait_ns("1s");
+
+	ck_assert_msg(fast >= 7000 && fast < 250000,
+		      "kick to running %.0f ns with wake-up preemption", fast);
+	ck_assert_msg(slow > 500000 && slow > 10 * fast,
+		      "kick to running %.0f ns without wake-up preemption, "
+		      "%.0f ns with",
+		      slow, fast);
+}
+END_TEST
+
+static void validate(const struct lk_ops *ops, unsigned int pcpus)
+{
+	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
+	struct qsim_config *cfg =
+		tu_config(text, "hypervisor.policy=kvm", NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	if (ops->broken)
+		ck_assert_int_eq(res.status, WL_VIOL_MUTEX);
+	else
+		ck_assert_msg(res.status == WL_OK && res.locks[0].acquisitions,
+			      "%s at %u pCPUs: %s", ops->name, pcpus,
+			      res.report ? res.report : "no progress");
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+
+START_TEST(test_every_lock_under_kvm)
+{
+	validate(lk_registry[_i], 16);
+	validate(lk_registry[_i], 8);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("kvm");
+	TCase *tc = tcase_create("kvm");
+	int n = 0;
+
+	while (lk_registry[n])
+		n++;
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_fair_share_by_weight);
+	tcase_add_test(tc, test_wakeup_preemption);
+	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
