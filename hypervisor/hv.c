@@ -36,6 +36,9 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 	QSIM_BUG_ON(!hv->ops, "unknown policy %s", p->policy);
 	sim_rng_init(&hv->rng, seed, SIM_RNG_DISPATCH, 0);
 	hv->pcpus = g_new0(struct hv_pcpu, p->npcpus);
+	if (p->keep_dtl)
+		hv->dtl =
+			g_array_new(FALSE, FALSE, sizeof(struct hv_dtl_record));
 	for (unsigned int i = 0; i < p->npcpus; i++) {
 		struct hv_pcpu *pc = &hv->pcpus[i];
 
@@ -57,6 +60,8 @@ void hv_destroy(struct hv *hv)
 	g_free(hv->parts);
 	g_free(hv->vcpus);
 	g_free(hv->pcpus);
+	if (hv->dtl)
+		g_array_free(hv->dtl, TRUE);
 	memset(hv, 0, sizeof(*hv));
 }
 
@@ -214,6 +219,47 @@ static sim_time_t slice_of(struct hv *hv, struct hv_vcpu *v)
 	return hv->ops->slice ? hv->ops->slice(hv, v) : hv->p.slice_ps;
 }
 
+/*
+ * Close @v's DTL record at its dispatch at @t: add its components, clipped
+ * to the measured interval, to the vCPU's figures (and keep the record if
+ * the run keeps them).
+ */
+static void dtl_close(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
+{
+	sim_time_t s = hv->stats_since;
+	struct hv_dtl_record r = {
+		.vcpu = v->gid,
+		.reason = v->dtl_reason,
+		.undispatched_ps = SIM_MAX(v->dtl_undispatched_ps, s),
+		.ready_ps = SIM_MAX(v->dtl_ready_ps, s),
+		.enqueued_ps = SIM_MAX(v->dtl_enqueued_ps, s),
+		.dispatched_ps = t,
+	};
+
+	v->dtl_open = false;
+	if (t < s)
+		return;
+	QSIM_BUG_ON(r.undispatched_ps > r.ready_ps ||
+		    r.ready_ps > r.enqueued_ps || r.enqueued_ps > t);
+	switch (r.reason) {
+	case HV_DTL_PREEMPT:
+		v->st.dtl_preempt++;
+		break;
+	case HV_DTL_CEDE:
+		v->st.dtl_cede++;
+		break;
+	default:
+		v->st.dtl_confer++;
+		break;
+	}
+	v->st.dtl_wait_ready_ps += r.ready_ps - r.undispatched_ps;
+	v->st.dtl_ready_enqueue_ps += r.enqueued_ps - r.ready_ps;
+	v->st.dtl_enqueue_dispatch_ps += t - r.enqueued_ps;
+	v->st.steal_ps += t - r.ready_ps;
+	if (hv->dtl)
+		g_array_append_val(hv->dtl, r);
+}
+
 static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -221,6 +267,8 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 
 	v->state = HV_RUNNING;
 	v->dispatched_at = t;
+	if (v->dtl_open)
+		dtl_close(hv, v, t);
 	yield_count_bump(v, t);
 	v->st.dispatches++;
 	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
@@ -250,13 +298,21 @@ static void charge(struct hv_vcpu *v, sim_time_t t)
 }
 
 /* Take @v off its pCPU; the caller decides what the pCPU does next. */
-static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle)
+static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
+				  enum hv_dtl_reason why)
 {
 	struct hv_pcpu *p = v->pcpu;
 
 	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
 	sim_evq_cancel(&v->hv->sim->q, &p->ev);
 	charge(v, t);
+	/* Open the DTL record; a ceded vCPU's ready and queued times come
+	 * with its prod and wake. */
+	v->dtl_open = true;
+	v->dtl_reason = (uint8_t)why;
+	v->dtl_undispatched_ps = t;
+	v->dtl_ready_ps = t;
+	v->dtl_enqueued_ps = t;
 	yield_count_bump(v, t);
 	sim_cpu_undispatch(v->cpu, t, idle);
 	p->cur = NULL;
@@ -274,7 +330,7 @@ static void pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 	struct hv *hv = p->hv;
 	struct hv_vcpu *v = p->cur;
 
-	vcpu_leave(v, t, false);
+	vcpu_leave(v, t, false, HV_DTL_PREEMPT);
 	v->st.preemptions++;
 	hv_trace(v, t, why, 0, 0);
 	v->state = HV_RUNNABLE;
@@ -317,6 +373,7 @@ static void wake_done(struct sim_event *ev)
 	QSIM_BUG_ON(v->state != HV_WAKING);
 	/* No longer idle: from now on it waits for a pCPU. */
 	sim_cpu_set_acct(v->cpu, SIM_ACCT_PREEMPTED, ev->time_ps);
+	v->dtl_enqueued_ps = ev->time_ps;
 	if (hv->ops->woken)
 		hv->ops->woken(hv, v);
 	vcpu_make_runnable(v, ev->time_ps);
@@ -390,6 +447,8 @@ void hv_reset_stats(struct hv *hv, sim_time_t t)
 			p->idle_since = t;
 	}
 	hv->stats_since = t;
+	if (hv->dtl)
+		g_array_set_size(hv->dtl, 0);
 }
 
 void hv_flush_stats(struct hv *hv, sim_time_t t)
@@ -399,6 +458,7 @@ void hv_flush_stats(struct hv *hv, sim_time_t t)
 
 		if (v->state == HV_RUNNING)
 			charge(v, t);
+		v->st.cpu_time_ps = v->run_ps;
 	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_pcpu *p = &hv->pcpus[i];
@@ -438,7 +498,10 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded,
 				    bool inherit)
 {
-	struct hv_pcpu *p = vcpu_leave(v, t, ceded);
+	struct hv_pcpu *p = vcpu_leave(v, t, ceded,
+				       ceded	 ? HV_DTL_CEDE
+				       : inherit ? HV_DTL_CONFER
+						 : HV_DTL_PREEMPT);
 
 	if (ceded) {
 		v->state = HV_CEDED;
@@ -571,7 +634,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	v->st.confers_yielded++;
 	hv_trace(v, t, "H_CONFER(%" PRId64 ", %" PRId64 "): yields to it",
 		 target, yield_count);
-	p = vcpu_leave(v, t, false);
+	p = vcpu_leave(v, t, false, HV_DTL_CONFER);
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
 	hv_rq_remove(hv, tv);
@@ -601,6 +664,7 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 		 target, tv->state == HV_CEDED);
 	if (tv->state == HV_CEDED) {
 		tv->state = HV_WAKING;
+		tv->dtl_ready_ps = t;
 		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;

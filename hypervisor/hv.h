@@ -88,7 +88,35 @@ extern const char *const hv_point_names[HV_PT_NR];
 	X(kicks, "KVM kick hypercalls made")                                   \
 	X(kicks_latched, "kicks that found the target awake (pv_unhalt set)")  \
 	X(kick_returns, "halts cut short by a pending kick")                   \
-	X(spurious_returns, "cedes/halts the adversary returned at once")
+	X(spurious_returns, "cedes/halts the adversary returned at once")      \
+	X(dtl_preempt, "DTL records: undispatched by the hypervisor")          \
+	X(dtl_cede, "DTL records: undispatched by a cede or halt")             \
+	X(dtl_confer, "DTL records: undispatched by a confer")                 \
+	X(dtl_wait_ready_ps, "DTL: ceded, waiting to be made ready (ps)")      \
+	X(dtl_ready_enqueue_ps, "DTL: from ready to queued (ps)")              \
+	X(dtl_enqueue_dispatch_ps, "DTL: from queued to running (ps)")         \
+	X(steal_ps, "steal: ready but not running (ps)")                       \
+	X(cpu_time_ps, "CPU time dispatched (ps); physc = this / measured")
+
+/* Why a vCPU was undispatched (the DTL record's reason). */
+enum hv_dtl_reason {
+	HV_DTL_PREEMPT,
+	HV_DTL_CEDE,
+	HV_DTL_CONFER,
+};
+
+/*
+ * One dispatch trace log record: a vCPU's time off a pCPU, from
+ * undispatch to dispatch, split into waiting to be made ready (ceded,
+ * until a prod or kick), ready to queued (the wake latency) and queued to
+ * running (steal, including the dispatch latency).  Times are clipped to
+ * the measured interval.
+ */
+struct hv_dtl_record {
+	uint32_t vcpu; /* gid */
+	uint8_t reason;
+	sim_time_t undispatched_ps, ready_ps, enqueued_ps, dispatched_ps;
+};
 
 struct hv_vcpu_stats {
 #define X(name, doc) uint64_t name;
@@ -132,7 +160,12 @@ struct hv_vcpu {
 	sim_time_t win_used_ps;
 	sim_time_t run_ps;
 	sim_time_t cpu_ps; /* since the start, never reset */
-	int64_t vrt_off;   /* kvm: vruntime placement offset */
+	/* The open DTL record: when and why undispatched, made ready, queued
+	 * (dtl_open false before the first dispatch). */
+	bool dtl_open;
+	uint8_t dtl_reason;
+	sim_time_t dtl_undispatched_ps, dtl_ready_ps, dtl_enqueued_ps;
+	int64_t vrt_off; /* kvm: vruntime placement offset */
 };
 
 enum hv_pcpu_ev {
@@ -182,6 +215,7 @@ struct hv_params {
 	sim_time_t window_ps;  /* powervm: the dispatch window */
 	sim_time_t min_granularity_ps;	  /* kvm: shortest slice */
 	sim_time_t wakeup_granularity_ps; /* kvm: wake-up preemption lead */
+	bool keep_dtl; /* keep every DTL record (hv->dtl), not only sums */
 };
 
 struct hv_policy_ops {
@@ -221,6 +255,7 @@ struct hv {
 	sim_time_t stats_since;
 	struct sim_event window_ev;
 	int64_t min_vruntime; /* kvm: never goes back */
+	GArray *dtl;	      /* of struct hv_dtl_record, NULL: not kept */
 };
 
 extern const struct hv_policy_ops hv_policy_rr;

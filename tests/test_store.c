@@ -164,6 +164,23 @@ START_TEST(test_migrates_v1)
 	ck_assert_int_eq(sqlite3_exec(st->db,
 				      "DROP TABLE vcpu_counters; "
 				      "DROP TABLE partition_results; "
+				      "DROP TABLE dtl_records; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_preempt; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_cede; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_confer; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_wait_ready_ps; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_ready_enqueue_ps; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_dtl_enqueue_dispatch_ps; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_steal_ps; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_cpu_time_ps; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "read_acquisitions; "
 				      "ALTER TABLE lock_results DROP COLUMN "
@@ -186,7 +203,14 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 4);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 5);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "pragma_table_info('vcpu_results') "
+					   "WHERE name = 'hv_steal_ps'"),
+			 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "dtl_records"),
+			 0);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "partition_results"),
 			 0);

@@ -165,6 +165,8 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(warmup_ps), "simulated time run before measuring"},
 	{"run", "seed", CT_U64, "1", 0, UINT64_MAX, NULL, OFF(seed),
 	 "seed of every random stream (--seed overrides)"},
+	{"run", "dtl_records", CT_BOOL, "false", 0, 0, NULL, OFF(dtl_records),
+	 "store every dispatch trace log record (the sums always are)"},
 
 	{"machine", "preset", CT_ENUM, "power9", 0, 0, choice_preset,
 	 OFF(preset), "topology and cache-cost preset"},

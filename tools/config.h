@@ -39,6 +39,7 @@ struct qsim_config {
 	sim_time_t duration_ps;
 	sim_time_t warmup_ps;
 	uint64_t seed;
+	bool dtl_records;
 	/* [machine] */
 	char *preset;
 	unsigned int pcpus;

@@ -254,6 +254,8 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		res->util_dispatch = (double)disp / pcpu_time;
 	}
 
+	res->dtl = r->hv.dtl; /* the results own the records now */
+	r->hv.dtl = NULL;
 	res->nparts = r->hv.nparts;
 	res->parts = g_new0(struct qsim_partition_result, res->nparts);
 	for (unsigned int i = 0; i < res->nparts; i++) {
@@ -321,6 +323,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.window_ps = cfg->window_ps,
 		.min_granularity_ps = cfg->min_granularity_ps,
 		.wakeup_granularity_ps = cfg->wakeup_granularity_ps,
+		.keep_dtl = cfg->dtl_records,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
@@ -488,6 +491,8 @@ void qsim_results_clear(struct qsim_results *res)
 	g_free(res->trace);
 	if (res->counters)
 		g_array_free(res->counters, TRUE);
+	if (res->dtl)
+		g_array_free(res->dtl, TRUE);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -99,7 +99,8 @@ struct qsim_results {
 	struct qsim_partition_result *parts;
 	struct qsim_lock_result *locks;
 	struct qsim_vcpu_result *vcpus;
-	GArray *counters;		     /* struct qsim_counter */
+	GArray *counters; /* struct qsim_counter */
+	GArray *dtl;	  /* struct hv_dtl_record, when run.dtl_records */
 	uint64_t lock_events[LOCKEVENT_NUM]; /* totals over vCPUs */
 	/* kernel-style derived averages (0 when the divisor is 0) */
 	double pv_hash_hops_avg, pv_latency_kick_ns, pv_latency_wake_ns;

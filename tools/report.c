@@ -217,6 +217,20 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	fprintf(out,
 		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions\n",
 		tot.dispatches, tot.preemptions);
+	if (res->nvcpus && res->measured_ps) {
+		double vt = (double)res->nvcpus * (double)res->measured_ps;
+
+		fprintf(out,
+			"dtl       %" PRIu64 " preempt, %" PRIu64
+			" cede, %" PRIu64 " confer; of vCPU time: steal "
+			"%.1f%% (queued %.1f%%, waking %.1f%%), ceded idle "
+			"%.1f%%\n",
+			tot.dtl_preempt, tot.dtl_cede, tot.dtl_confer,
+			100 * (double)tot.steal_ps / vt,
+			100 * (double)tot.dtl_enqueue_dispatch_ps / vt,
+			100 * (double)tot.dtl_ready_enqueue_ps / vt,
+			100 * (double)tot.dtl_wait_ready_ps / vt);
+	}
 	report_lock_events(out, res);
 	fputc('\n', out);
 	{

@@ -78,6 +78,18 @@ static bool exec(struct store *st, const char *sql, GError **error)
 	"  entc_pct REAL NOT NULL,\n"                                        \
 	"  PRIMARY KEY (run_id, partition)\n);\n"
 
+#define DTL_RECORDS_DDL                                                      \
+	"CREATE TABLE dtl_records (\n"                                       \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,\n"                                          \
+	"  vcpu INTEGER NOT NULL,\n"                                         \
+	"  reason TEXT NOT NULL,\n"                                          \
+	"  undispatched_ps INTEGER NOT NULL,\n"                              \
+	"  ready_ps INTEGER NOT NULL,\n"                                     \
+	"  enqueued_ps INTEGER NOT NULL,\n"                                  \
+	"  dispatched_ps INTEGER NOT NULL,\n"                                \
+	"  PRIMARY KEY (run_id, seq)\n);\n"
+
 /* Today's tables (the result columns come from model.h's lists). */
 static char *schema_current(void)
 {
@@ -187,10 +199,10 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%s%s%sPRAGMA user_version = %d;\n"
+			"BEGIN IMMEDIATE;\n%s%s%s%sPRAGMA user_version = %d;\n"
 			"COMMIT;",
 			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
-			STORE_SCHEMA_VERSION);
+			DTL_RECORDS_DDL, STORE_SCHEMA_VERSION);
 
 		if (!exec(st, all, error)) {
 			exec(st, "ROLLBACK", NULL);
@@ -233,6 +245,29 @@ static bool migrate(struct store *st, GError **error)
 				 "BEGIN IMMEDIATE;\n" PARTITION_RESULTS_DDL
 				 "PRAGMA user_version = 4;\nCOMMIT;",
 				 error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
+	/* 4 -> 5: dispatch trace log sums, steal and CPU time per vCPU (these
+	 * columns, frozen here), and the DTL records. */
+	if (version < 5 &&
+	    !exec(st,
+		  "BEGIN IMMEDIATE;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_dtl_preempt "
+		  "INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_dtl_cede INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_dtl_confer INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_dtl_wait_ready_ps "
+		  "INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_dtl_ready_enqueue_ps "
+		  "INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN "
+		  "hv_dtl_enqueue_dispatch_ps INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_steal_ps INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_cpu_time_ps "
+		  "INTEGER;\n" DTL_RECORDS_DDL
+		  "PRAGMA user_version = 5;\nCOMMIT;",
+		  error)) {
 		exec(st, "ROLLBACK", NULL);
 		return false;
 	}
@@ -506,6 +541,40 @@ static bool insert_partitions(struct store *st, int64_t run,
 	return true;
 }
 
+static bool insert_dtl(struct store *st, int64_t run,
+		       const struct qsim_results *res, GError **error)
+{
+	static const char *const reasons[] = {"preempt", "cede", "confer"};
+	g_auto_stmt s = NULL;
+
+	if (!res->dtl)
+		return true;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO dtl_records (run_id, seq, vcpu, "
+			       "reason, undispatched_ps, ready_ps, "
+			       "enqueued_ps, dispatched_ps) VALUES "
+			       "(?,?,?,?,?,?,?,?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the DTL insert");
+	for (guint i = 0; i < res->dtl->len; i++) {
+		const struct hv_dtl_record *r =
+			&g_array_index(res->dtl, struct hv_dtl_record, i);
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, i);
+		sqlite3_bind_int(s, 3, (int)r->vcpu);
+		sqlite3_bind_text(s, 4, reasons[r->reason], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)r->undispatched_ps);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)r->ready_ps);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->enqueued_ps);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->dispatched_ps);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return fail(st, error, "inserting DTL records");
+	}
+	return true;
+}
+
 static bool insert_hist(struct store *st, sqlite3_stmt *s, int64_t run,
 			unsigned int lock, const char *metric,
 			const struct sim_hist *h, GError **error)
@@ -573,6 +642,7 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 	    !insert_counters(st, run, res, error) ||
 	    !insert_vcpu_counters(st, run, res, error) ||
 	    !insert_partitions(st, run, res, error) ||
+	    !insert_dtl(st, run, res, error) ||
 	    !insert_hists(st, run, res, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The dispatch trace log against hand-computed figures: a vCPU sharing one
+ * pCPU with a CPU hog under rr has exactly the steal the slice arithmetic
+ * gives; every record's components add up to its undispatched time and
+ * follow the wake latency; a vCPU's CPU time and records tile the
+ * measured interval.
+ */
+#include "hypervisor/hv.h"
+#include "tests/testutil.h"
+
+/*
+ * 1 pCPU, rr with 1 ms slices and a 2 us dispatch latency, the guest's one
+ * vCPU (a lock nobody else wants, so it never yields) and one hog vCPU.
+ * They alternate: each runs 1 ms, then waits while the other is
+ * dispatched (2 us), runs (1 ms), and while it is dispatched again
+ * (2 us).  So per 2.004 ms cycle a vCPU is undispatched 1.004 ms, all of
+ * it queued (preempted, never ceded): steal = 1.004 / 2.004 of its time
+ * and 100 ms hold 100 / 2.004 = 49.9 preemptions.
+ */
+START_TEST(test_rr_steal_by_hand)
+{
+	struct qsim_config *cfg =
+		tu_config("[run]\nduration = 100ms\nwarmup = 10ms\n"
+			  "[machine]\npcpus = 1\n"
+			  "[hypervisor]\npolicy = rr\nslice = 1ms\n"
+			  "dispatch_latency = 2us\n"
+			  "[partition]\nvcpus = 1\n"
+			  "[lock]\ntype = tas\n"
+			  "[workload]\nthink = 1us\ncs = 100ns\n"
+			  "[noise]\npartitions = 1\nvcpus = 1\n",
+			  NULL);
+	struct qsim_results res;
+	const struct hv_vcpu_stats *h;
+	double steal, cpu;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	h = &res.vcpus[0].hv;
+	steal = (double)h->steal_ps / (double)res.measured_ps;
+	cpu = (double)h->cpu_time_ps / (double)res.measured_ps;
+	ck_assert_msg(fabs(steal - 1.004 / 2.004) < 0.015, "steal %f", steal);
+	ck_assert_msg(fabs(cpu - 1.0 / 2.004) < 0.015, "cpu %f", cpu);
+	ck_assert_uint_ge(h->dtl_preempt, 49);
+	ck_assert_uint_le(h->dtl_preempt, 51);
+	ck_assert_uint_eq(h->dtl_cede + h->dtl_confer, 0);
+	ck_assert_uint_eq(h->dtl_wait_ready_ps + h->dtl_ready_enqueue_ps, 0);
+	ck_assert_uint_eq(h->steal_ps, h->dtl_enqueue_dispatch_ps);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+/*
+ * Records, under @policy with pv_qspinlock's KVM mapping (halts and kicks)
+ * at 2x: each record is ordered and, for a cede, its ready-to-queued part
+ * is the wake latency (5 us) unless the warm-up clipped it; per vCPU the
+ * records' components sum to the figures stored, and CPU time plus the
+ * records leave uncovered only the undispatched stretch after the last
+ * dispatch.
+ */
+static void records(const char *policy, const char *mapping)
+{
+	g_autofree char *text = g_strdup_printf(
+		"[run]\nduration = 50ms\nwarmup = 5ms\ndtl_records = true\n"
+		"[machine]\npcpus = 4\n"
+		"[hypervisor]\npolicy = %s\nslice = 1ms\nwake_latency = 5us\n"
+		"[partition]\nvcpus = 8\n"
+		"[lock]\ntype = pv_qspinlock\npv_mapping = %s\n"
+		"[workload]\nthink = 2us\ncs = 500ns\n",
+		policy, mapping);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+	sim_time_t since = cfg->warmup_ps, end = since + cfg->duration_ps;
+	sim_time_t off[8] = {0}, last[8] = {0};
+	uint64_t n[3] = {0};
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_ptr_nonnull(res.dtl);
+	ck_assert_uint_gt(res.dtl->len, 20);
+	for (guint i = 0; i < res.dtl->len; i++) {
+		const struct hv_dtl_record *r =
+			&g_array_index(res.dtl, struct hv_dtl_record, i);
+
+		ck_assert_uint_lt(r->vcpu, 8);
+		ck_assert(since <= r->undispatched_ps);
+		ck_assert(r->undispatched_ps <= r->ready_ps);
+		ck_assert(r->ready_ps <= r->enqueued_ps);
+		ck_assert(r->enqueued_ps <= r->dispatched_ps);
+		ck_assert(r->dispatched_ps <= end);
+		if (r->reason == HV_DTL_CEDE && r->undispatched_ps > since)
+			ck_assert_uint_eq(r->enqueued_ps - r->ready_ps,
+					  5 * SIM_US);
+		else if (r->reason != HV_DTL_CEDE)
+			ck_assert(r->enqueued_ps == r->undispatched_ps);
+		off[r->vcpu] += r->dispatched_ps - r->undispatched_ps;
+		last[r->vcpu] = r->dispatched_ps;
+		n[r->reason]++;
+	}
+	for (unsigned int v = 0; v < 8; v++) {
+		const struct hv_vcpu_stats *h = &res.vcpus[v].hv;
+		sim_time_t covered = h->cpu_time_ps + off[v];
+
+		ck_assert_uint_eq(h->dtl_wait_ready_ps +
+					  h->dtl_ready_enqueue_ps +
+					  h->dtl_enqueue_dispatch_ps,
+				  off[v]);
+		ck_assert(covered <= res.measured_ps);
+		ck_assert(res.measured_ps - covered <= end - last[v]);
+	}
+	ck_assert(n[HV_DTL_CEDE] + n[HV_DTL_CONFER] > 0);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+
+START_TEST(test_records_tile_time)
+{
+	records("kvm", "kvm");
+	records("powervm", "splpar-cede");
+	records("rr", "splpar-undirected");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("dtl");
+	TCase *tc = tcase_create("dtl");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_rr_steal_by_hand);
+	tcase_add_test(tc, test_records_tile_time);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
