@@ -39,6 +39,16 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 	if (p->keep_dtl)
 		hv->dtl =
 			g_array_new(FALSE, FALSE, sizeof(struct hv_dtl_record));
+	if (p->whole_core) {
+		unsigned int ncores;
+
+		QSIM_BUG_ON(!p->smt, "whole-core dispatch needs smt");
+		ncores = (p->npcpus + p->smt - 1) / p->smt;
+		hv->core_owner = g_new(int, ncores);
+		hv->core_busy = g_new0(unsigned int, ncores);
+		for (unsigned int c = 0; c < ncores; c++)
+			hv->core_owner[c] = -1;
+	}
 	for (unsigned int i = 0; i < p->npcpus; i++) {
 		struct hv_pcpu *pc = &hv->pcpus[i];
 
@@ -62,6 +72,8 @@ void hv_destroy(struct hv *hv)
 	g_free(hv->pcpus);
 	if (hv->dtl)
 		g_array_free(hv->dtl, TRUE);
+	g_free(hv->core_owner);
+	g_free(hv->core_busy);
 	memset(hv, 0, sizeof(*hv));
 }
 
@@ -126,6 +138,17 @@ void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v)
 	hv->rq_len++;
 }
 
+struct hv_vcpu *hv_rq_take_first(struct hv *hv, struct hv_pcpu *p)
+{
+	struct hv_vcpu *v = hv->rq_head;
+
+	while (v && !hv_may_dispatch(hv, p, v))
+		v = v->rq_next;
+	if (v)
+		hv_rq_remove(hv, v);
+	return v;
+}
+
 void hv_rq_remove(struct hv *hv, struct hv_vcpu *v)
 {
 	QSIM_BUG_ON(!v->on_rq, "vCPU %u not queued", v->gid);
@@ -169,6 +192,13 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 
 	p->inherit = inherit;
 	pcpu_busy(p, t);
+	if (hv->p.whole_core) {
+		unsigned int c = p->id / hv->p.smt;
+
+		QSIM_BUG_ON(!hv_may_dispatch(hv, p, v));
+		hv->core_owner[c] = (int)v->part->id;
+		hv->core_busy[c]++;
+	}
 	p->cur = v;
 	v->pcpu = p;
 	v->state = HV_DISPATCHING;
@@ -176,6 +206,8 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	p->dispatch_ps += hv->p.dispatch_latency_ps;
 	sim_schedule(hv->sim, &p->ev, t + hv->p.dispatch_latency_ps);
 }
+
+static void whole_core_kick(struct hv *hv, sim_time_t t);
 
 static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t, bool inherit)
 {
@@ -186,9 +218,28 @@ static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t, bool inherit)
 	if (!v) {
 		if (p->idle_since == SIM_TIME_NEVER)
 			p->idle_since = t;
-		return;
+	} else {
+		pcpu_start(p, v, t, inherit);
 	}
-	pcpu_start(p, v, t, inherit);
+	whole_core_kick(hv, t);
+}
+
+/*
+ * Whole-core dispatch: a core's owner changes as its threads pick, so
+ * after every pick the idle pCPUs look again for a vCPU they may run.
+ */
+static void whole_core_kick(struct hv *hv, sim_time_t t)
+{
+	if (!hv->p.whole_core || hv->kicking)
+		return;
+	hv->kicking = true;
+	/* Until a pass dispatches nothing: a thread that picked may have
+	 * claimed its core for a partition a sibling skipped earlier. */
+	for (unsigned int before = hv->rq_len + 1; hv->rq_len < before;) {
+		before = hv->rq_len;
+		hv_kick_idle_pcpus(hv, t);
+	}
+	hv->kicking = false;
 }
 
 /* A vCPU became runnable: queue it and wake an idle pCPU if there is one. */
@@ -306,6 +357,12 @@ static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
 	sim_evq_cancel(&v->hv->sim->q, &p->ev);
 	charge(v, t);
+	if (v->hv->p.whole_core) {
+		unsigned int c = p->id / v->hv->p.smt;
+
+		if (--v->hv->core_busy[c] == 0)
+			v->hv->core_owner[c] = -1;
+	}
 	/* Open the DTL record; a ceded vCPU's ready and queued times come
 	 * with its prod and wake. */
 	v->dtl_open = true;
@@ -338,6 +395,35 @@ static void pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 	hv_pcpu_pick(p, t, false);
 }
 
+/*
+ * Whole-core dispatch switches a core as a unit: when one thread's slice
+ * ends and it must make room, every running thread of the core goes back
+ * on the run queue, and then the core's idle threads pick afresh (the
+ * first pick decides the partition the core runs next).
+ */
+static void core_preempt(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	unsigned int first = p->id / hv->p.smt * hv->p.smt;
+	unsigned int end = SIM_MIN(first + hv->p.smt, hv->p.npcpus);
+
+	for (unsigned int i = first; i < end; i++) {
+		struct hv_vcpu *v = hv->pcpus[i].cur;
+
+		if (!v || v->state != HV_RUNNING)
+			continue;
+		vcpu_leave(v, t, false, HV_DTL_PREEMPT);
+		v->st.preemptions++;
+		hv_trace(v, t, "preempted with its core%.0" PRId64 "%.0" PRId64,
+			 0, 0);
+		v->state = HV_RUNNABLE;
+		hv->ops->enqueue(hv, v);
+	}
+	for (unsigned int i = first; i < end; i++)
+		if (!hv->pcpus[i].cur)
+			hv_pcpu_pick(&hv->pcpus[i], t, false);
+}
+
 static void slice_end(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -346,6 +432,10 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 	if (!hv->ops->should_preempt(hv, p)) {
 		p->slice_end_ps = t + slice_of(hv, v);
 		sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
+		return;
+	}
+	if (hv->p.whole_core) {
+		core_preempt(p, t);
 		return;
 	}
 	pcpu_preempt(p, t,
@@ -425,7 +515,8 @@ void hv_start(struct hv *hv, sim_time_t t)
 	for (unsigned int i = 0; i < hv->nvcpus; i++)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
-		hv_pcpu_pick(&hv->pcpus[i], t, false);
+		if (!hv->pcpus[i].cur)
+			hv_pcpu_pick(&hv->pcpus[i], t, false);
 }
 
 void hv_reset_stats(struct hv *hv, sim_time_t t)
@@ -639,6 +730,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	hv->ops->enqueue(hv, v);
 	hv_rq_remove(hv, tv);
 	pcpu_start(p, tv, t, true);
+	whole_core_kick(hv, t);
 	sim_cpu_park(v->cpu);
 	return hcall_exit(v, H_SUCCESS);
 }
@@ -727,6 +819,13 @@ bool hv_check_invariants(const struct hv *hv)
 		if (v->on_rq != (v->state == HV_RUNNABLE))
 			return false; /* H3 */
 		queued += v->on_rq;
+	}
+	for (unsigned int i = 0; hv->p.whole_core && i < hv->p.npcpus; i++) {
+		const struct hv_pcpu *p = &hv->pcpus[i];
+
+		if (p->cur &&
+		    hv->core_owner[i / hv->p.smt] != (int)p->cur->part->id)
+			return false; /* H5: one partition per core */
 	}
 	return queued == hv->rq_len;
 }

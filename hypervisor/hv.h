@@ -22,6 +22,8 @@
  *   H4  The prod latch is set only by an H_PROD that found its target not
  *       ceded, and cleared by the next cede or confer-to-any/self, which
  *       then returns at once.
+ *   H5  Under whole-core dispatch every dispatched vCPU on a core belongs
+ *       to the core's owner partition.
  *
  * Transitions are performed by: hv_pcpu_pick (RUNNABLE -> DISPATCHING),
  * dispatch_done (-> RUNNING), slice_end and hv_hcall_confer (RUNNING ->
@@ -216,6 +218,10 @@ struct hv_params {
 	sim_time_t min_granularity_ps;	  /* kvm: shortest slice */
 	sim_time_t wakeup_granularity_ps; /* kvm: wake-up preemption lead */
 	bool keep_dtl; /* keep every DTL record (hv->dtl), not only sums */
+	/* Whole-core dispatch: the smt hardware threads of a core run vCPUs
+	 * of one partition at a time. */
+	bool whole_core;
+	unsigned int smt;
 };
 
 struct hv_policy_ops {
@@ -256,7 +262,25 @@ struct hv {
 	struct sim_event window_ev;
 	int64_t min_vruntime; /* kvm: never goes back */
 	GArray *dtl;	      /* of struct hv_dtl_record, NULL: not kept */
+	/* Whole-core dispatch: per core, the partition whose vCPUs it runs
+	 * (-1: none) and how many of its threads are dispatched. */
+	int *core_owner;
+	unsigned int *core_busy;
+	bool kicking;
 };
+
+/* May @p dispatch @v now (whole-core dispatch: its core is free or runs
+ * @v's partition)? */
+static inline bool hv_may_dispatch(const struct hv *hv, const struct hv_pcpu *p,
+				   const struct hv_vcpu *v)
+{
+	int owner;
+
+	if (!hv->p.whole_core)
+		return true;
+	owner = hv->core_owner[p->id / hv->p.smt];
+	return owner < 0 || owner == (int)v->part->id;
+}
 
 extern const struct hv_policy_ops hv_policy_rr;
 extern const struct hv_policy_ops hv_policy_adversarial;
@@ -286,6 +310,8 @@ void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t);
 /* Run-queue helpers for policies. */
 void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v);
 void hv_rq_remove(struct hv *hv, struct hv_vcpu *v);
+/* Dequeue and return the first queued vCPU @p may dispatch, or NULL. */
+struct hv_vcpu *hv_rq_take_first(struct hv *hv, struct hv_pcpu *p);
 
 /* The vCPU the running coroutine is, or NULL. */
 struct hv_vcpu *hv_current_vcpu(void);

@@ -21,11 +21,7 @@ static void adv_enqueue(struct hv *hv, struct hv_vcpu *v)
 
 static struct hv_vcpu *adv_pick(struct hv *hv, struct hv_pcpu *p)
 {
-	struct hv_vcpu *v = hv->rq_head;
-
-	if (v)
-		hv_rq_remove(hv, v);
-	return v;
+	return hv_rq_take_first(hv, p);
 }
 
 static bool adv_should_preempt(struct hv *hv, struct hv_pcpu *p)

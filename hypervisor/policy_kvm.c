@@ -73,8 +73,11 @@ static struct hv_vcpu *kvm_pick(struct hv *hv, struct hv_pcpu *p)
 
 	/* Ties go to the longest queued (queue order). */
 	for (struct hv_vcpu *v = hv->rq_head; v; v = v->rq_next) {
-		int64_t vr = vruntime(hv, v);
+		int64_t vr;
 
+		if (!hv_may_dispatch(hv, p, v))
+			continue;
+		vr = vruntime(hv, v);
 		if (!best || vr < best_vr) {
 			best = v;
 			best_vr = vr;

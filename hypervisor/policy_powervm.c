@@ -45,7 +45,7 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 
 	/* Entitled vCPUs first, first come first served. */
 	for (v = hv->rq_head; v; v = v->rq_next) {
-		if (entitled(hv, v)) {
+		if (entitled(hv, v) && hv_may_dispatch(hv, p, v)) {
 			hv_rq_remove(hv, v);
 			return v;
 		}
@@ -62,7 +62,7 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 	for (v = hv->rq_head; v; v = v->rq_next) {
 		unsigned int id = v->part->id;
 
-		if (v->part->capped || seen[id])
+		if (v->part->capped || seen[id] || !hv_may_dispatch(hv, p, v))
 			continue;
 		seen[id] = true;
 		first[id] = v;

@@ -13,11 +13,7 @@ static void rr_enqueue(struct hv *hv, struct hv_vcpu *v)
 
 static struct hv_vcpu *rr_pick(struct hv *hv, struct hv_pcpu *p)
 {
-	struct hv_vcpu *v = hv->rq_head;
-
-	if (v)
-		hv_rq_remove(hv, v);
-	return v;
+	return hv_rq_take_first(hv, p);
 }
 
 static bool rr_should_preempt(struct hv *hv, struct hv_pcpu *p)

@@ -69,11 +69,57 @@ START_TEST(test_spare_by_weight)
 }
 END_TEST
 
+/*
+ * Whole-core dispatch, by hand: one SMT2 core (2 pCPUs), the guest's one
+ * vCPU and one hog vCPU, both always runnable.  Without it each has a
+ * thread to itself: physc 1.0 each.  With it the core runs one partition
+ * at a time, so they alternate slices: physc 0.5 each and half the
+ * pool's thread time idle.  The same under every dispatcher.
+ */
+static void whole_core(const char *policy, bool on, double want)
+{
+	g_autofree char *text = g_strdup_printf(
+		"[run]\nduration = 100ms\nwarmup = 10ms\n"
+		"[machine]\npcpus = 2\nsmt = 2\n"
+		"[hypervisor]\npolicy = %s\nslice = 1ms\nwhole_core = %s\n"
+		"[partition]\nvcpus = 1\n"
+		"[lock]\ntype = tas\n"
+		"[workload]\nthink = 1us\ncs = 100ns\n"
+		"[noise]\npartitions = 1\nvcpus = 1\n",
+		policy, on ? "true" : "false");
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	for (unsigned int i = 0; i < 2; i++)
+		ck_assert_msg(fabs(res.parts[i].physc - want) < 0.03,
+			      "%s whole_core=%d: partition %u physc %f, want "
+			      "%f",
+			      policy, on, i, res.parts[i].physc, want);
+	ck_assert(fabs(res.util_idle - (on ? 0.5 : 0.0)) < 0.03);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+
+START_TEST(test_whole_core_dispatch)
+{
+	static const char *const policies[] = {"rr", "powervm", "kvm"};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(policies); i++) {
+		whole_core(policies[i], false, 1.0);
+		whole_core(policies[i], true, 0.5);
+	}
+}
+END_TEST
+
 static void validate(const struct lk_ops *ops, unsigned int pcpus)
 {
 	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
-	struct qsim_config *cfg =
-		tu_config(text, "hypervisor.policy=powervm", NULL);
+	/* At 2x with whole-core dispatch too. */
+	struct qsim_config *cfg = tu_config(
+		text, "hypervisor.policy=powervm",
+		pcpus < 16 ? "hypervisor.whole_core=true" : NULL, NULL);
 	struct qsim_results res;
 
 	tu_model(cfg, &res);
@@ -105,6 +151,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_capped_gets_entitlement);
 	tcase_add_test(tc, test_spare_by_weight);
+	tcase_add_test(tc, test_whole_core_dispatch);
 	tcase_add_loop_test(tc, test_every_lock_under_powervm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -324,6 +324,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.min_granularity_ps = cfg->min_granularity_ps,
 		.wakeup_granularity_ps = cfg->wakeup_granularity_ps,
 		.keep_dtl = cfg->dtl_records,
+		.whole_core = cfg->whole_core,
+		.smt = cfg->smt,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
