@@ -25,6 +25,9 @@ const struct hv_policy_ops *hv_policy_find(const char *name)
 
 static void pcpu_ev(struct sim_event *ev);
 static void wake_done(struct sim_event *ev);
+static void ple_exit(struct sim_event *ev);
+static void ple_spin_hook(void *data, struct sim_cpu *c, bool begin,
+			  sim_time_t t);
 
 void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 	     uint64_t seed)
@@ -35,6 +38,10 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 	hv->ops = hv_policy_find(p->policy);
 	QSIM_BUG_ON(!hv->ops, "unknown policy %s", p->policy);
 	sim_rng_init(&hv->rng, seed, SIM_RNG_DISPATCH, 0);
+	if (p->ple_window_ps) {
+		s->spin_hook = ple_spin_hook;
+		s->spin_data = hv;
+	}
 	hv->pcpus = g_new0(struct hv_pcpu, p->npcpus);
 	if (p->keep_dtl)
 		hv->dtl =
@@ -111,6 +118,7 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 		v->cpu = sim_cpu_create(hv->sim, fn, args[i]);
 		v->cpu->owner = v;
 		sim_event_init(&v->wake_ev, wake_done, v, SIM_PRIO_HV);
+		sim_event_init(&v->ple_ev, ple_exit, v, SIM_PRIO_HV);
 		part->vcpus[i] = v;
 		hv->vcpus[hv->nvcpus++] = v;
 	}
@@ -320,6 +328,9 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	v->dispatched_at = t;
 	if (v->dtl_open)
 		dtl_close(hv, v, t);
+	/* Dispatched into a spin wait: the pause-loop count starts over. */
+	if (hv->p.ple_window_ps && v->cpu->wait.active)
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
 	yield_count_bump(v, t);
 	v->st.dispatches++;
 	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
@@ -356,6 +367,7 @@ static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 
 	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
 	sim_evq_cancel(&v->hv->sim->q, &p->ev);
+	sim_evq_cancel(&v->hv->sim->q, &v->ple_ev);
 	charge(v, t);
 	if (v->hv->p.whole_core) {
 		unsigned int c = p->id / v->hv->p.smt;
@@ -474,6 +486,60 @@ static void wake_done(struct sim_event *ev)
 		pcpu_preempt(p, ev->time_ps,
 			     "preempted by a waking vCPU%.0" PRId64
 			     "%.0" PRId64);
+}
+
+/*
+ * Pause-loop exiting.  The engine reports spin waits beginning and ending;
+ * a running vCPU that spins ple_window without a break exits to the
+ * hypervisor, which yields its pCPU to a preempted (queued) vCPU of the
+ * same guest, taken round robin, as KVM's directed yield on a spin exit
+ * does.  With none queued the vCPU spins on for another window.
+ */
+static void ple_spin_hook(void *data, struct sim_cpu *c, bool begin,
+			  sim_time_t t)
+{
+	struct hv *hv = data;
+	struct hv_vcpu *v = c->owner;
+
+	if (!v)
+		return;
+	sim_evq_cancel(&hv->sim->q, &v->ple_ev);
+	if (begin && v->state == HV_RUNNING)
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+}
+
+static void ple_exit(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data, *tv = NULL;
+	struct hv_partition *part = v->part;
+	struct hv *hv = v->hv;
+	sim_time_t t = ev->time_ps;
+	struct hv_pcpu *p;
+
+	QSIM_BUG_ON(v->state != HV_RUNNING);
+	v->st.ple_exits++;
+	for (unsigned int i = 0; i < part->nvcpus && !tv; i++) {
+		struct hv_vcpu *o =
+			part->vcpus[(part->ple_next + i) % part->nvcpus];
+
+		if (o != v && o->state == HV_RUNNABLE &&
+		    hv_may_dispatch(hv, v->pcpu, o))
+			tv = o;
+	}
+	if (!tv) {
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+		return;
+	}
+	part->ple_next = (tv->idx + 1) % part->nvcpus;
+	v->st.ple_yields++;
+	hv_trace(v, t, "pause-loop exit: yields to vCPU %" PRId64 "%.0" PRId64,
+		 tv->idx, 0);
+	p = vcpu_leave(v, t, false, HV_DTL_PREEMPT);
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	hv_rq_remove(hv, tv);
+	pcpu_start(p, tv, t, true);
+	whole_core_kick(hv, t);
 }
 
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)

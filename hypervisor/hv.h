@@ -98,7 +98,9 @@ extern const char *const hv_point_names[HV_PT_NR];
 	X(dtl_ready_enqueue_ps, "DTL: from ready to queued (ps)")              \
 	X(dtl_enqueue_dispatch_ps, "DTL: from queued to running (ps)")         \
 	X(steal_ps, "steal: ready but not running (ps)")                       \
-	X(cpu_time_ps, "CPU time dispatched (ps); physc = this / measured")
+	X(cpu_time_ps, "CPU time dispatched (ps); physc = this / measured")    \
+	X(ple_exits, "pause-loop exits: spun ple_window without a break")      \
+	X(ple_yields, "pause-loop exits that yielded to a preempted vCPU")
 
 /* Why a vCPU was undispatched (the DTL record's reason). */
 enum hv_dtl_reason {
@@ -155,6 +157,7 @@ struct hv_vcpu {
 	struct hv_vcpu *rq_next, *rq_prev;
 	bool on_rq;
 	struct sim_event wake_ev;
+	struct sim_event ple_ev; /* pause-loop exit due */
 	struct hv_vcpu_stats st;
 	/* CPU time: since dispatch, this dispatch window, since the stats
 	 * were reset (physc). */
@@ -201,6 +204,7 @@ struct hv_partition {
 	unsigned int entitlement_cpu;
 	bool capped;
 	unsigned int weight;
+	unsigned int ple_next; /* pause-loop exits: next vCPU to consider */
 };
 
 struct hv_params {
@@ -222,6 +226,9 @@ struct hv_params {
 	 * of one partition at a time. */
 	bool whole_core;
 	unsigned int smt;
+	/* Pause-loop exiting (KVM): a vCPU spinning this long without a
+	 * break exits and yields to a preempted vCPU of its guest; 0: off. */
+	sim_time_t ple_window_ps;
 };
 
 struct hv_policy_ops {

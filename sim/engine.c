@@ -456,6 +456,8 @@ void sim_wait_begin(struct sim_cpu *c)
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
 	sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
+	if (c->sim->spin_hook)
+		c->sim->spin_hook(c->sim->spin_data, c, true, c->now_ps);
 }
 
 void sim_wait_end(struct sim_cpu *c)
@@ -464,6 +466,8 @@ void sim_wait_end(struct sim_cpu *c)
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
 	sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
+	if (c->sim->spin_hook)
+		c->sim->spin_hook(c->sim->spin_data, c, false, c->now_ps);
 }
 
 /*

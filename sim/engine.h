@@ -162,6 +162,11 @@ struct sim {
 	 * of hypervisor/hv.h; SIM_POINT_CS is the workload's). */
 	void (*point_hook)(void *data, struct sim_cpu *cpu, int point);
 	void *point_data;
+	/* A spin wait began (@begin) or ended on @cpu at its time @t (the
+	 * hypervisor's pause-loop exiting watches these). */
+	void (*spin_hook)(void *data, struct sim_cpu *cpu, bool begin,
+			  sim_time_t t);
+	void *spin_data;
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;

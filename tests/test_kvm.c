@@ -92,11 +92,68 @@ START_TEST(test_wakeup_preemption)
 }
 END_TEST
 
+/*
+ * Pause-loop exiting, by hand: 2 vCPUs on 1 pCPU hand a ticket lock back
+ * and forth (cs 10us, think 1us), with 1 ms slices.  Whenever the vCPU
+ * whose turn is next is preempted, the running one spins: without PLE
+ * for the rest of its slice, so the worst acquisition waits at least a
+ * slice (1 ms).  With a 10 us window it exits after 10 us and yields to
+ * the preempted one, which runs after the 2 us dispatch latency and takes
+ * the lock: the worst wait is a window, a dispatch and a critical section
+ * or two, well under 100 us.
+ */
+static void ple(const char *window, struct qsim_results *res)
+{
+	g_autofree char *text =
+		g_strdup_printf("[run]\nduration = 100ms\nwarmup = 10ms\n"
+				"[machine]\npcpus = 1\n"
+				"[hypervisor]\npolicy = kvm\nslice = 1ms\n"
+				"min_granularity = 1ms\nple_window = %s\n"
+				"[partition]\nvcpus = 2\n"
+				"[lock]\ntype = ticket\n"
+				"[workload]\nthink = 1us\ncs = 10us\n",
+				window);
+	struct qsim_config *cfg = tu_config(text, NULL);
+
+	tu_model(cfg, res);
+	ck_assert_int_eq(res->status, WL_OK);
+	cfg_free(cfg);
+}
+
+START_TEST(test_pause_loop_exiting)
+{
+	struct qsim_results off, on;
+	uint64_t exits = 0, yields = 0;
+
+	ple("0ns", &off);
+	ple("10us", &on);
+	for (unsigned int v = 0; v < 2; v++) {
+		exits += on.vcpus[v].hv.ple_exits;
+		yields += on.vcpus[v].hv.ple_yields;
+		ck_assert_uint_eq(off.vcpus[v].hv.ple_exits, 0);
+	}
+	ck_assert_msg(off.locks[0].latency.max_ps >= SIM_MS,
+		      "worst wait without PLE %" PRIu64 " ps",
+		      (uint64_t)off.locks[0].latency.max_ps);
+	ck_assert_msg(on.locks[0].latency.max_ps < 100 * SIM_US,
+		      "worst wait with PLE %" PRIu64 " ps",
+		      (uint64_t)on.locks[0].latency.max_ps);
+	ck_assert_uint_gt(yields, 0);
+	ck_assert_uint_ge(exits, yields);
+	ck_assert_uint_gt(on.locks[0].acquisitions,
+			  10 * off.locks[0].acquisitions);
+	qsim_results_clear(&off);
+	qsim_results_clear(&on);
+}
+END_TEST
+
 static void validate(const struct lk_ops *ops, unsigned int pcpus)
 {
 	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
-	struct qsim_config *cfg =
-		tu_config(text, "hypervisor.policy=kvm", NULL);
+	/* At 2x with pause-loop exiting too. */
+	struct qsim_config *cfg = tu_config(
+		text, "hypervisor.policy=kvm",
+		pcpus < 16 ? "hypervisor.ple_window=2us" : NULL, NULL);
 	struct qsim_results res;
 
 	tu_model(cfg, &res);
@@ -128,6 +185,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_fair_share_by_weight);
 	tcase_add_test(tc, test_wakeup_preemption);
+	tcase_add_test(tc, test_pause_loop_exiting);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -181,6 +181,10 @@ START_TEST(test_migrates_v1)
 				      "hv_steal_ps; "
 				      "ALTER TABLE vcpu_results DROP COLUMN "
 				      "hv_cpu_time_ps; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_ple_exits; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_ple_yields; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "read_acquisitions; "
 				      "ALTER TABLE lock_results DROP COLUMN "
@@ -203,7 +207,7 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 5);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 6);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('vcpu_results') "
 					   "WHERE name = 'hv_steal_ps'"),

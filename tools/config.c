@@ -219,6 +219,10 @@ static const struct cfg_key cfg_keys[] = {
 	{"hypervisor", "whole_core", CT_BOOL, "false", 0, 0, NULL,
 	 OFF(whole_core),
 	 "dispatch a core's SMT threads to one partition at a time"},
+	{"hypervisor", "ple_window", CT_TIME, "0ns", 0, T(SIM_S), NULL,
+	 OFF(ple_window_ps),
+	 "pause-loop exiting: spin this long, then yield to a preempted vCPU "
+	 "(0: off)"},
 	{"hypervisor", "min_granularity", CT_TIME, "3ms", T(SIM_US), T(SIM_S),
 	 NULL, OFF(min_granularity_ps), "kvm: the shortest slice"},
 	{"hypervisor", "wakeup_granularity", CT_TIME, "4ms", 0, T(SIM_S), NULL,

@@ -60,6 +60,7 @@ struct qsim_config {
 	sim_time_t window_ps;
 	sim_time_t min_granularity_ps;
 	bool whole_core;
+	sim_time_t ple_window_ps;
 	sim_time_t wakeup_granularity_ps;
 	/* [partition] */
 	unsigned int vcpus;

@@ -214,6 +214,11 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			"); kick %" PRIu64 " (latched %" PRIu64 ")\n",
 			tot.halts, tot.kick_returns, tot.kicks,
 			tot.kicks_latched);
+	if (cfg->ple_window_ps)
+		fprintf(out,
+			"ple       %" PRIu64 " pause-loop exits, %" PRIu64
+			" yielded to a preempted vCPU\n",
+			tot.ple_exits, tot.ple_yields);
 	fprintf(out,
 		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions\n",
 		tot.dispatches, tot.preemptions);

@@ -271,6 +271,17 @@ static bool migrate(struct store *st, GError **error)
 		exec(st, "ROLLBACK", NULL);
 		return false;
 	}
+	/* 5 -> 6: pause-loop exit counts (these columns, frozen here). */
+	if (version < 6 &&
+	    !exec(st,
+		  "BEGIN IMMEDIATE;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_ple_exits INTEGER;\n"
+		  "ALTER TABLE vcpu_results ADD COLUMN hv_ple_yields INTEGER;\n"
+		  "PRAGMA user_version = 6;\nCOMMIT;",
+		  error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
 	/* Later versions add "if (version < N)" steps here. */
 	return true;
 }
