@@ -489,6 +489,23 @@ static void wake_done(struct sim_event *ev)
 }
 
 /*
+ * Directed yield: running @v gives its pCPU, and the rest of its slice, to
+ * queued @tv and goes back on the run queue itself.
+ */
+static void yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
+		     enum hv_dtl_reason why)
+{
+	struct hv *hv = v->hv;
+	struct hv_pcpu *p = vcpu_leave(v, t, false, why);
+
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	hv_rq_remove(hv, tv);
+	pcpu_start(p, tv, t, true);
+	whole_core_kick(hv, t);
+}
+
+/*
  * Pause-loop exiting.  The engine reports spin waits beginning and ending;
  * a running vCPU that spins ple_window without a break exits to the
  * hypervisor, which yields its pCPU to a preempted (queued) vCPU of the
@@ -514,7 +531,6 @@ static void ple_exit(struct sim_event *ev)
 	struct hv_partition *part = v->part;
 	struct hv *hv = v->hv;
 	sim_time_t t = ev->time_ps;
-	struct hv_pcpu *p;
 
 	QSIM_BUG_ON(v->state != HV_RUNNING);
 	v->st.ple_exits++;
@@ -534,12 +550,7 @@ static void ple_exit(struct sim_event *ev)
 	v->st.ple_yields++;
 	hv_trace(v, t, "pause-loop exit: yields to vCPU %" PRId64 "%.0" PRId64,
 		 tv->idx, 0);
-	p = vcpu_leave(v, t, false, HV_DTL_PREEMPT);
-	v->state = HV_RUNNABLE;
-	hv->ops->enqueue(hv, v);
-	hv_rq_remove(hv, tv);
-	pcpu_start(p, tv, t, true);
-	whole_core_kick(hv, t);
+	yield_to(v, tv, t, HV_DTL_PREEMPT);
 }
 
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
@@ -740,7 +751,6 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	struct hv *hv = v->hv;
 	sim_time_t t = hcall_enter(v);
 	struct hv_vcpu *tv;
-	struct hv_pcpu *p;
 
 	if (target == -1) {
 		v->st.confers_undirected++;
@@ -791,12 +801,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	v->st.confers_yielded++;
 	hv_trace(v, t, "H_CONFER(%" PRId64 ", %" PRId64 "): yields to it",
 		 target, yield_count);
-	p = vcpu_leave(v, t, false, HV_DTL_CONFER);
-	v->state = HV_RUNNABLE;
-	hv->ops->enqueue(hv, v);
-	hv_rq_remove(hv, tv);
-	pcpu_start(p, tv, t, true);
-	whole_core_kick(hv, t);
+	yield_to(v, tv, t, HV_DTL_CONFER);
 	sim_cpu_park(v->cpu);
 	return hcall_exit(v, H_SUCCESS);
 }

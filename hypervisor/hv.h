@@ -309,6 +309,18 @@ void hv_start(struct hv *hv, sim_time_t t);
 void hv_reset_stats(struct hv *hv, sim_time_t t);
 void hv_flush_stats(struct hv *hv, sim_time_t t);
 
+/* How long a RUNNING @v has run since its dispatch (0 if not running):
+ * CPU time not yet charged to its accounts. */
+static inline sim_time_t hv_uncharged(const struct hv *hv,
+				      const struct hv_vcpu *v)
+{
+	sim_time_t now = hv->sim->now_ps;
+
+	return v->state == HV_RUNNING && now > v->dispatched_at
+		       ? now - v->dispatched_at
+		       : 0;
+}
+
 /* A vCPU's entitlement per dispatch window, in ps of CPU time. */
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v);
 /* Let every idle pCPU look for work (after eligibility changed). */

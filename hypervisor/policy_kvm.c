@@ -25,11 +25,7 @@ static unsigned int weight_of(const struct hv_vcpu *v)
 /* CPU time so far, counting a dispatch under way. */
 static sim_time_t cpu_now(const struct hv *hv, const struct hv_vcpu *v)
 {
-	sim_time_t now = hv->sim->now_ps;
-
-	if (v->state == HV_RUNNING && now > v->dispatched_at)
-		return v->cpu_ps + (now - v->dispatched_at);
-	return v->cpu_ps;
+	return v->cpu_ps + hv_uncharged(hv, v);
 }
 
 static int64_t vruntime(const struct hv *hv, const struct hv_vcpu *v)

@@ -16,11 +16,7 @@
 /* CPU time used in this window, counting a dispatch under way. */
 static sim_time_t used_now(const struct hv *hv, const struct hv_vcpu *v)
 {
-	sim_time_t now = hv->sim->now_ps;
-
-	if (v->state == HV_RUNNING && now > v->dispatched_at)
-		return v->win_used_ps + (now - v->dispatched_at);
-	return v->win_used_ps;
+	return v->win_used_ps + hv_uncharged(hv, v);
 }
 
 static bool entitled(const struct hv *hv, const struct hv_vcpu *v)

@@ -147,30 +147,12 @@ START_TEST(test_pause_loop_exiting)
 }
 END_TEST
 
-static void validate(const struct lk_ops *ops, unsigned int pcpus)
-{
-	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
-	/* At 2x with pause-loop exiting too. */
-	struct qsim_config *cfg = tu_config(
-		text, "hypervisor.policy=kvm",
-		pcpus < 16 ? "hypervisor.ple_window=2us" : NULL, NULL);
-	struct qsim_results res;
-
-	tu_model(cfg, &res);
-	if (ops->broken)
-		ck_assert_int_eq(res.status, WL_VIOL_MUTEX);
-	else
-		ck_assert_msg(res.status == WL_OK && res.locks[0].acquisitions,
-			      "%s at %u pCPUs: %s", ops->name, pcpus,
-			      res.report ? res.report : "no progress");
-	qsim_results_clear(&res);
-	cfg_free(cfg);
-}
-
 START_TEST(test_every_lock_under_kvm)
 {
-	validate(lk_registry[_i], 16);
-	validate(lk_registry[_i], 8);
+	/* At 2x with pause-loop exiting too. */
+	tu_validate(lk_registry[_i], 16, "hypervisor.policy=kvm", NULL);
+	tu_validate(lk_registry[_i], 8, "hypervisor.policy=kvm",
+		    "hypervisor.ple_window=2us");
 }
 END_TEST
 

@@ -9,56 +9,15 @@
 
 #define MS 20
 
-static void validate(const struct lk_ops *ops, unsigned int pcpus)
-{
-	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, MS);
-	struct qsim_config *cfg = tu_config(text, NULL);
-	struct qsim_results res;
-	int64_t per_vcpu = 0;
-
-	tu_model(cfg, &res);
-	if (ops->broken) {
-		ck_assert_msg(res.status == WL_VIOL_MUTEX,
-			      "%s at %u pCPUs was not caught", ops->name,
-			      pcpus);
-		ck_assert(strstr(res.report, "mutual exclusion broken"));
-		ck_assert(strstr(res.replay, "--seed 1"));
-		goto out;
-	}
-	ck_assert_msg(res.status == WL_OK, "%s at %u pCPUs: %s", ops->name,
-		      pcpus, res.report ? res.report : "");
-	for (unsigned int v = 0; v < res.nvcpus; v++)
-		per_vcpu += res.vcpus[v].acquisitions;
-	ck_assert_int_eq(per_vcpu, res.locks[0].acquisitions);
-	/* Progress: even a FIFO lock behind preempted waiters gets some. */
-	ck_assert_int_gt(res.locks[0].acquisitions, pcpus >= 16 ? 1000 : 100);
-	/* One 200 ns writer (or plain) section at a time. */
-	ck_assert_int_le(res.locks[0].write_acquisitions, MS * 1000000 / 200);
-	ck_assert_int_eq(res.locks[0].read_acquisitions +
-				 res.locks[0].write_acquisitions,
-			 res.locks[0].acquisitions);
-	if (ops->read_lock)
-		ck_assert_int_gt(res.locks[0].read_acquisitions, 0);
-	ck_assert(res.locks[0].hold_mean_ns >= 200.0);
-	ck_assert(res.locks[0].lhp_total_ns <= MS * 1e6);
-	ck_assert(res.locks[0].lat_p50_ns <= res.locks[0].lat_p99_ns);
-	ck_assert(res.locks[0].lat_p99_ns <= res.locks[0].lat_max_ns);
-	if (pcpus >= 16)
-		ck_assert_int_eq(res.locks[0].lhp_events, 0); /* nobody waits */
-out:
-	qsim_results_clear(&res);
-	cfg_free(cfg);
-}
-
 START_TEST(test_every_lock_1x)
 {
-	validate(lk_registry[_i], 16);
+	tu_validate(lk_registry[_i], 16, NULL, NULL);
 }
 END_TEST
 
 START_TEST(test_every_lock_2x)
 {
-	validate(lk_registry[_i], 8);
+	tu_validate(lk_registry[_i], 8, NULL, NULL);
 }
 END_TEST
 

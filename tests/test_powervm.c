@@ -113,30 +113,12 @@ START_TEST(test_whole_core_dispatch)
 }
 END_TEST
 
-static void validate(const struct lk_ops *ops, unsigned int pcpus)
-{
-	g_autofree char *text = tu_scenario(ops->name, 16, pcpus, 20);
-	/* At 2x with whole-core dispatch too. */
-	struct qsim_config *cfg = tu_config(
-		text, "hypervisor.policy=powervm",
-		pcpus < 16 ? "hypervisor.whole_core=true" : NULL, NULL);
-	struct qsim_results res;
-
-	tu_model(cfg, &res);
-	if (ops->broken)
-		ck_assert_int_eq(res.status, WL_VIOL_MUTEX);
-	else
-		ck_assert_msg(res.status == WL_OK && res.locks[0].acquisitions,
-			      "%s at %u pCPUs: %s", ops->name, pcpus,
-			      res.report ? res.report : "no progress");
-	qsim_results_clear(&res);
-	cfg_free(cfg);
-}
-
 START_TEST(test_every_lock_under_powervm)
 {
-	validate(lk_registry[_i], 16);
-	validate(lk_registry[_i], 8);
+	/* At 2x with whole-core dispatch too. */
+	tu_validate(lk_registry[_i], 16, "hypervisor.policy=powervm", NULL);
+	tu_validate(lk_registry[_i], 8, "hypervisor.policy=powervm",
+		    "hypervisor.whole_core=true");
 }
 END_TEST
 

@@ -25,4 +25,15 @@ void tu_model(const struct qsim_config *cfg, struct qsim_results *res);
 char *tu_scenario(const char *lock, unsigned int vcpus, unsigned int pcpus,
 		  unsigned int ms);
 
+/*
+ * The validation harness: @ops with 16 vCPUs on @pcpus for 20 ms under the
+ * always-on checks, with up to two overrides (NULL: none; a NULL first
+ * ends the list).  A broken lock must be caught as broken mutual
+ * exclusion; any other must run clean and make progress, its figures
+ * consistent.
+ */
+struct lk_ops;
+void tu_validate(const struct lk_ops *ops, unsigned int pcpus,
+		 const char *override1, const char *override2);
+
 #endif
