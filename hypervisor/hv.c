@@ -507,7 +507,9 @@ static void yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 
 /*
  * Pause-loop exiting.  The engine reports spin waits beginning and ending;
- * a running vCPU that spins ple_window without a break exits to the
+ * a running vCPU that spins ple_window without a break (waits that follow
+ * one another within HV_PLE_GAP, as a failed trylock between two spins,
+ * count as one loop) exits to the
  * hypervisor, which yields its pCPU to a preempted (queued) vCPU of the
  * same guest, taken round robin, as KVM's directed yield on a spin exit
  * does.  With none queued the vCPU spins on for another window.
@@ -520,8 +522,15 @@ static void ple_spin_hook(void *data, struct sim_cpu *c, bool begin,
 
 	if (!v)
 		return;
+	if (!begin) {
+		v->ple_spin_end = t;
+		return;
+	}
+	/* A wait right after the last one continues the same loop. */
+	if (sim_event_queued(&v->ple_ev) && t - v->ple_spin_end <= HV_PLE_GAP)
+		return;
 	sim_evq_cancel(&hv->sim->q, &v->ple_ev);
-	if (begin && v->state == HV_RUNNING)
+	if (v->state == HV_RUNNING)
 		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
 }
 
@@ -533,6 +542,9 @@ static void ple_exit(struct sim_event *ev)
 	sim_time_t t = ev->time_ps;
 
 	QSIM_BUG_ON(v->state != HV_RUNNING);
+	/* The loop broke off: it is doing other work, not spinning. */
+	if (!v->cpu->wait.active && t - v->ple_spin_end > HV_PLE_GAP)
+		return;
 	v->st.ple_exits++;
 	for (unsigned int i = 0; i < part->nvcpus && !tv; i++) {
 		struct hv_vcpu *o =

@@ -158,6 +158,7 @@ struct hv_vcpu {
 	bool on_rq;
 	struct sim_event wake_ev;
 	struct sim_event ple_ev; /* pause-loop exit due */
+	sim_time_t ple_spin_end; /* when its last spin wait ended */
 	struct hv_vcpu_stats st;
 	/* CPU time: since dispatch, this dispatch window, since the stats
 	 * were reset (physc). */
@@ -192,6 +193,11 @@ struct hv_pcpu {
 };
 
 #define HV_MAX_PARTS 128
+/* Pause-loop exiting: waits this close together are one spin loop.  The
+ * hardware's gap is 128 cycles between PAUSEs, but a failed atomic on a
+ * contended line between two spins takes a memory latency, so this is
+ * one memory latency. */
+#define HV_PLE_GAP (200 * SIM_NS)
 
 struct hv_partition {
 	unsigned int id;
