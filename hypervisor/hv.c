@@ -199,6 +199,12 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	struct hv *hv = p->hv;
 
 	p->inherit = inherit;
+	/* A conferred slice stays on the conferrer's bill (and a slice
+	 * conferred on again, on the first conferrer's). */
+	if (!inherit || !p->payer || p->payer->part != v->part)
+		p->payer = v;
+	else
+		p->payer->paying = p;
 	pcpu_busy(p, t);
 	if (hv->p.whole_core) {
 		unsigned int c = p->id / hv->p.smt;
@@ -353,7 +359,7 @@ static void charge(struct hv_vcpu *v, sim_time_t t)
 {
 	if (t <= v->dispatched_at)
 		return;
-	v->win_used_ps += t - v->dispatched_at;
+	hv_payer(v)->win_used_ps += t - v->dispatched_at;
 	v->run_ps += t - v->dispatched_at;
 	v->cpu_ps += t - v->dispatched_at;
 	v->dispatched_at = t;

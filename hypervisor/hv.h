@@ -166,6 +166,8 @@ struct hv_vcpu {
 	sim_time_t win_used_ps;
 	sim_time_t run_ps;
 	sim_time_t cpu_ps; /* since the start, never reset */
+	/* The pCPU whose conferred slice it last paid for (powervm). */
+	struct hv_pcpu *paying;
 	/* The open DTL record: when and why undispatched, made ready, queued
 	 * (dtl_open false before the first dispatch). */
 	bool dtl_open;
@@ -190,6 +192,9 @@ struct hv_pcpu {
 	sim_time_t dispatch_ps;	 /* spent in dispatch latency */
 	sim_time_t slice_end_ps; /* of the current dispatch */
 	bool inherit;		 /* the dispatch under way continues a slice */
+	/* Whose dispatch-window time the running vCPU uses: its own, or,
+	 * on a slice handed over by a confer, the conferring vCPU's. */
+	struct hv_vcpu *payer;
 };
 
 #define HV_MAX_PARTS 128
@@ -325,6 +330,13 @@ static inline sim_time_t hv_uncharged(const struct hv *hv,
 	return v->state == HV_RUNNING && now > v->dispatched_at
 		       ? now - v->dispatched_at
 		       : 0;
+}
+
+/* The vCPU whose entitlement @v's current dispatch uses (itself unless it
+ * runs on a slice conferred to it). */
+static inline struct hv_vcpu *hv_payer(struct hv_vcpu *v)
+{
+	return v->pcpu && v->pcpu->payer ? v->pcpu->payer : v;
 }
 
 /* A vCPU's entitlement per dispatch window, in ps of CPU time. */

@@ -16,7 +16,15 @@
 /* CPU time used in this window, counting a dispatch under way. */
 static sim_time_t used_now(const struct hv *hv, const struct hv_vcpu *v)
 {
-	return v->win_used_ps + hv_uncharged(hv, v);
+	sim_time_t used = v->win_used_ps;
+	const struct hv_pcpu *p = v->paying;
+
+	if (v->pcpu && v->pcpu->payer == v)
+		used += hv_uncharged(hv, v);
+	/* The slice it conferred, if still running on its bill. */
+	if (p && p->payer == v && p->cur && p->cur != v)
+		used += hv_uncharged(hv, p->cur);
+	return used;
 }
 
 static bool entitled(const struct hv *hv, const struct hv_vcpu *v)
@@ -81,14 +89,15 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 
 static bool pvm_should_preempt(struct hv *hv, struct hv_pcpu *p)
 {
-	struct hv_vcpu *cur = p->cur;
+	struct hv_vcpu *payer = hv_payer(p->cur);
 
 	/* Out of entitlement and capped: off until the next window. */
-	if (!eligible(hv, cur))
+	if (!eligible(hv, payer))
 		return true;
 	for (struct hv_vcpu *v = hv->rq_head; v; v = v->rq_next) {
 		/* Someone entitled waits, or we share spare time round. */
-		if (entitled(hv, v) || (!entitled(hv, cur) && eligible(hv, v)))
+		if (entitled(hv, v) ||
+		    (!entitled(hv, payer) && eligible(hv, v)))
 			return true;
 	}
 	return false;
@@ -96,11 +105,12 @@ static bool pvm_should_preempt(struct hv *hv, struct hv_pcpu *p)
 
 static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
 {
+	struct hv_vcpu *payer = hv_payer(v); /* a conferred slice: the giver */
 	sim_time_t left;
 
-	if (!entitled(hv, v))
+	if (!entitled(hv, payer))
 		return hv->p.slice_ps;
-	left = hv_vcpu_entitlement(hv, v) - used_now(hv, v);
+	left = hv_vcpu_entitlement(hv, payer) - used_now(hv, payer);
 	return SIM_MAX(SIM_MIN(hv->p.slice_ps, left), SIM_US);
 }
 

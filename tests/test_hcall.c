@@ -30,6 +30,10 @@ struct script {
 
 static struct sim S;
 static struct hv H;
+/* The dispatcher for run(), and under powervm the partition's capped
+ * entitlement in hundredths of a processing unit. */
+static const char *run_policy = "rr";
+static unsigned int run_entitlement;
 
 static void script_main(struct sim_cpu *c, void *arg)
 {
@@ -69,8 +73,9 @@ static void run(unsigned int npcpus, struct script *scripts, unsigned int n,
 {
 	struct sim_topo topo = {4, 20, npcpus};
 	struct hv_params p = {
-		.policy = "rr",
+		.policy = run_policy,
 		.npcpus = npcpus,
+		.window_ps = 10 * SIM_MS,
 		.slice_ps = 10 * SIM_MS,
 		.dispatch_latency_ps = 2 * SIM_US,
 		.hcall_ps = 500 * SIM_NS,
@@ -82,7 +87,11 @@ static void run(unsigned int npcpus, struct script *scripts, unsigned int n,
 		args[i] = &scripts[i];
 	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
 	hv_init(&H, &S, &p, 1);
-	hv_partition_add(&H, n, true, script_main, args);
+	struct hv_partition *part =
+		hv_partition_add(&H, n, true, script_main, args);
+
+	part->entitlement_cpu = run_entitlement;
+	part->capped = true;
 	sim_mem_seal(&S.mem);
 	hv_start(&H, 0);
 	ck_assert(hv_check_invariants(&H));
@@ -208,6 +217,47 @@ START_TEST(test_confer_any)
 }
 END_TEST
 
+/*
+ * powervm: a directed confer hands the rest of the slice over, and the
+ * time the target runs on it is charged to the caller's entitlement.  One
+ * pCPU, 10 ms windows, two vCPUs capped at 1.00 PU: 5 ms each per window.
+ *   0: vCPU 0 dispatched, running at 2 us, slice 5 ms (to 5.002 ms).
+ *   Works 1 ms, reads vCPU 1's yield count (a fill, 100.9 ns), confers
+ *   (0.5 us) at 1.0026009 ms, having used 1.0006009 ms.
+ *   vCPU 1 runs at 1.0046009 ms on that slice, to 5.002 ms: 3.9973991 ms
+ *   on vCPU 0's bill, so vCPU 0 has used 4.998 ms and is still entitled:
+ *   it is dispatched again, running at 5.004 ms (its confer returns), for
+ *   the 2 us it has left; then capped, off.  vCPU 1, with its own 5 ms
+ *   untouched, runs from 5.008 ms.
+ * At 9 ms: vCPU 0 used exactly 5 ms; vCPU 1 has run 3.9973991 + 3.992 ms
+ * but used only the 3.992 ms of its own.
+ */
+START_TEST(test_confer_charged_to_caller)
+{
+	static const struct step s0[] = {{OP_WORK, SIM_MS, 0},
+					 {OP_CONFER, 1, -1},
+					 {OP_MARK, 0, 0},
+					 {OP_WORK, 30 * SIM_MS, 0},
+					 {OP_END, 0, 0}};
+	static const struct step s1[] = {
+		{OP_MARK, 0, 0}, {OP_WORK, 30 * SIM_MS, 0}, {OP_END, 0, 0}};
+	struct script sc[2] = {{s0, {0}}, {s1, {0}}};
+
+	run_policy = "powervm";
+	run_entitlement = 100;
+	run(1, sc, 2, 9 * SIM_MS);
+	hv_flush_stats(&H, 9 * SIM_MS);
+	run_policy = "rr";
+	ck_assert_uint_eq(sc[1].marks[0], 1004600900);
+	ck_assert_uint_eq(sc[0].marks[0], 5004 * SIM_US);
+	ck_assert_uint_eq(H.vcpus[0]->win_used_ps, 5 * SIM_MS);
+	ck_assert_uint_eq(H.vcpus[1]->win_used_ps, 3992 * SIM_US);
+	ck_assert_uint_eq(H.vcpus[1]->cpu_ps, 3997399100 + 3992 * SIM_US);
+	ck_assert(hv_check_invariants(&H));
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hcall");
@@ -218,6 +268,7 @@ int main(void)
 	tcase_add_test(tc, test_prod_latch);
 	tcase_add_test(tc, test_confer_stale_then_directed);
 	tcase_add_test(tc, test_confer_any);
+	tcase_add_test(tc, test_confer_charged_to_caller);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
