@@ -223,7 +223,7 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 
 static void whole_core_kick(struct hv *hv, sim_time_t t);
 
-static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t, bool inherit)
+static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
 	struct hv_vcpu *v = hv->ops->pick(hv, p);
@@ -233,7 +233,7 @@ static void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t, bool inherit)
 		if (p->idle_since == SIM_TIME_NEVER)
 			p->idle_since = t;
 	} else {
-		pcpu_start(p, v, t, inherit);
+		pcpu_start(p, v, t, false);
 	}
 	whole_core_kick(hv, t);
 }
@@ -270,7 +270,7 @@ static void vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
 		if (!hv->pcpus[i].cur)
 			idle = &hv->pcpus[i];
 	if (idle)
-		hv_pcpu_pick(idle, t, false);
+		hv_pcpu_pick(idle, t);
 }
 
 static void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt,
@@ -410,7 +410,7 @@ static void pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 	hv_trace(v, t, why, 0, 0);
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
-	hv_pcpu_pick(p, t, false);
+	hv_pcpu_pick(p, t);
 }
 
 /*
@@ -439,7 +439,7 @@ static void core_preempt(struct hv_pcpu *p, sim_time_t t)
 	}
 	for (unsigned int i = first; i < end; i++)
 		if (!hv->pcpus[i].cur)
-			hv_pcpu_pick(&hv->pcpus[i], t, false);
+			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
 static void slice_end(struct hv_pcpu *p, sim_time_t t)
@@ -581,7 +581,7 @@ void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t)
 {
 	for (unsigned int i = 0; i < hv->p.npcpus && hv->rq_len; i++)
 		if (!hv->pcpus[i].cur)
-			hv_pcpu_pick(&hv->pcpus[i], t, false);
+			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
 static void window_ev(struct sim_event *ev)
@@ -611,7 +611,7 @@ void hv_start(struct hv *hv, sim_time_t t)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
 		if (!hv->pcpus[i].cur)
-			hv_pcpu_pick(&hv->pcpus[i], t, false);
+			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
 void hv_reset_stats(struct hv *hv, sim_time_t t)
@@ -680,14 +680,10 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 }
 
 /* Give up the pCPU; back when dispatched again (after a prod if ceded). */
-/* @inherit: the next vCPU on this pCPU gets the rest of our slice. */
-static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded,
-				    bool inherit)
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
 {
-	struct hv_pcpu *p = vcpu_leave(v, t, ceded,
-				       ceded	 ? HV_DTL_CEDE
-				       : inherit ? HV_DTL_CONFER
-						 : HV_DTL_PREEMPT);
+	struct hv_pcpu *p =
+		vcpu_leave(v, t, ceded, ceded ? HV_DTL_CEDE : HV_DTL_PREEMPT);
 
 	if (ceded) {
 		v->state = HV_CEDED;
@@ -695,7 +691,7 @@ static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded,
 		v->state = HV_RUNNABLE;
 		v->hv->ops->enqueue(v->hv, v);
 	}
-	hv_pcpu_pick(p, t, inherit);
+	hv_pcpu_pick(p, t);
 	sim_cpu_park(v->cpu);
 }
 
@@ -739,7 +735,7 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
 		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
 		 0, 0);
-	vcpu_sleep(v, t, true, false);
+	vcpu_sleep(v, t, true);
 	return hcall_exit(v, H_SUCCESS);
 }
 
@@ -755,12 +751,15 @@ long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
 			   true);
 }
 
-static bool partition_has_runnable(struct hv *hv, struct hv_vcpu *self)
+/* The longest-queued vCPU of @self's partition that may take its pCPU. */
+static struct hv_vcpu *partition_first_queued(struct hv *hv,
+					      struct hv_vcpu *self)
 {
 	for (struct hv_vcpu *o = hv->rq_head; o; o = o->rq_next)
-		if (o->part == self->part && o != self)
-			return true;
-	return false;
+		if (o->part == self->part && o != self &&
+		    hv_may_dispatch(hv, self->pcpu, o))
+			return o;
+	return NULL;
 }
 
 long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
@@ -777,14 +776,19 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			v->st.latch_returns++;
 			return hcall_exit(v, H_SUCCESS);
 		}
-		if (!partition_has_runnable(hv, v)) {
+		/* The rest of the dispatch goes to another vCPU of the
+		 * partition, the one queued longest. */
+		tv = partition_first_queued(hv, v);
+		if (!tv) {
 			v->st.confers_ignored++;
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.confers_yielded++;
-		hv_trace(v, t, "H_CONFER(-1): yields%.0" PRId64 "%.0" PRId64, 0,
-			 0);
-		vcpu_sleep(v, t, false, true);
+		hv_trace(v, t,
+			 "H_CONFER(-1): yields to vCPU %" PRId64 "%.0" PRId64,
+			 tv->idx, 0);
+		yield_to(v, tv, t, HV_DTL_CONFER);
+		sim_cpu_park(v->cpu);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
@@ -799,7 +803,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.cedes++;
-		vcpu_sleep(v, t, true, false);
+		vcpu_sleep(v, t, true);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (tv->lppaca->yield_count != yield_count) {
@@ -881,7 +885,7 @@ void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
 	v->st.preemptions++;
 	hv_trace(v, t, "preempted by the adversary%.0" PRId64 "%.0" PRId64, 0,
 		 0);
-	vcpu_sleep(v, t, false, false);
+	vcpu_sleep(v, t, false);
 }
 
 void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt)
