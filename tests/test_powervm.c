@@ -113,6 +113,42 @@ START_TEST(test_whole_core_dispatch)
 }
 END_TEST
 
+/*
+ * Two guests with the same lock workload: the guest under test and a
+ * noise partition running it too (noise.locktest), on locks and pv lock
+ * state of its own.  Equal entitlements and weights on a pool they
+ * overcommit 2x: by symmetry each gets half the pool, so their lock
+ * throughputs agree (to 10%), and the guest's partition counts exactly
+ * its lock's acquisitions.
+ */
+START_TEST(test_two_guests_with_locks)
+{
+	struct qsim_config *cfg = tu_config(
+		"[run]\nduration = 100ms\nwarmup = 10ms\n"
+		"[machine]\npcpus = 8\n"
+		"[hypervisor]\npolicy = powervm\nslice = 1ms\n"
+		"[partition]\nvcpus = 8\nentitlement = 4.0\n"
+		"[lock]\ntype = pv_qspinlock\n"
+		"[workload]\nthink = 1us\ncs = 200ns\n"
+		"[noise]\npartitions = 1\nvcpus = 8\nentitlement = 4.0\n"
+		"locktest = true\n",
+		NULL);
+	struct qsim_results res;
+	double g, n;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_uint_eq(res.parts[0].acquisitions,
+			  (uint64_t)res.locks[0].acquisitions);
+	g = (double)res.parts[0].acquisitions;
+	n = (double)res.parts[1].acquisitions;
+	ck_assert(g > 0 && n > 0);
+	ck_assert_msg(fabs(g - n) / g < 0.1, "guest %.0f, noise %.0f", g, n);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_every_lock_under_powervm)
 {
 	/* At 2x with whole-core dispatch too. */
@@ -134,6 +170,7 @@ int main(void)
 	tcase_add_test(tc, test_capped_gets_entitlement);
 	tcase_add_test(tc, test_spare_by_weight);
 	tcase_add_test(tc, test_whole_core_dispatch);
+	tcase_add_test(tc, test_two_guests_with_locks);
 	tcase_add_loop_test(tc, test_every_lock_under_powervm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -207,7 +207,12 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 6);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 7);
+	ck_assert_int_eq(query_int(st->db,
+				   "SELECT COUNT(*) FROM "
+				   "pragma_table_info('partition_results') "
+				   "WHERE name = 'acquisitions'"),
+			 1);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('vcpu_results') "
 					   "WHERE name = 'hv_steal_ps'"),

@@ -253,6 +253,9 @@ static const struct cfg_key cfg_keys[] = {
 	 "the noise partitions are capped"},
 	{"noise", "weight", CT_UINT, "128", 0, 255, NULL, OFF(noise_weight),
 	 "their uncapped weight"},
+	{"noise", "locktest", CT_BOOL, "false", 0, 0, NULL, OFF(noise_locktest),
+	 "run the guest's lock workload ([lock], [workload]) on locks of "
+	 "their own instead of CPU hogs"},
 
 	{"lock", "type", CT_ENUM, "pv_qspinlock", 0, 0, choice_lock, OFF(lock),
 	 "lock algorithm (qsim list locks)"},

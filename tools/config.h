@@ -73,6 +73,7 @@ struct qsim_config {
 	unsigned int noise_vcpus;
 	unsigned int noise_entitlement_cpu;
 	bool noise_capped;
+	bool noise_locktest;
 	unsigned int noise_weight;
 	/* [lock] */
 	char *lock;

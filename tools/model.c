@@ -14,6 +14,9 @@ struct run {
 	struct sim sim;
 	struct hv hv;
 	struct wl wl;
+	/* Noise partitions running the lock workload (noise.locktest). */
+	struct wl *noise_wl;
+	unsigned int n_noise_wl;
 	struct wl_lock_iface iface;
 	struct sim_event warmup;
 };
@@ -41,6 +44,8 @@ static void warmup_ev(struct sim_event *ev)
 	sim_time_t t = ev->time_ps;
 
 	wl_reset_stats(&r->wl, t);
+	for (unsigned int n = 0; n < r->n_noise_wl; n++)
+		wl_reset_stats(&r->noise_wl[n], t);
 	hv_reset_stats(&r->hv, t);
 	for (unsigned int i = 0; i < r->sim.ncpus; i++) {
 		struct sim_cpu *c = r->sim.cpus[i];
@@ -159,6 +164,8 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	res->switches = r->sim.switches;
 
 	wl_finish(&r->wl, end);
+	for (unsigned int n = 0; n < r->n_noise_wl; n++)
+		wl_finish(&r->noise_wl[n], end);
 	hv_flush_stats(&r->hv, end);
 	for (unsigned int i = 0; i < res->nlocks; i++) {
 		struct wl_lock_stats *st = &r->wl.locks[i].st;
@@ -266,6 +273,12 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		for (unsigned int v = 0; v < hp->nvcpus; v++)
 			run += hp->vcpus[v]->run_ps;
 		pr->vcpus = hp->nvcpus;
+		if (i == 0 || (r->noise_wl && i - 1 < r->n_noise_wl)) {
+			const struct wl *w = i ? &r->noise_wl[i - 1] : &r->wl;
+
+			for (unsigned int l = 0; l < w->p.nlocks; l++)
+				pr->acquisitions += w->locks[l].st.acquisitions;
+		}
 		pr->entitlement = hp->entitlement_cpu / 100.0;
 		pr->capped = hp->capped;
 		pr->weight = hp->weight;
@@ -369,10 +382,11 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	size_t line = cfg->line_bytes;
 	size_t arena =
 		(size_t)(cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus +
-			 cfg->nlocks + 64) *
+			 (cfg->noise_parts + 1) * cfg->nlocks + 64) *
 			line * 8 +
 		(64u << 20);
 	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
+	g_autofree void **noise_addrs = NULL;
 	g_autofree void **args = g_new0(void *, cfg->vcpus);
 	struct hv_partition *part;
 	sim_time_t end = cfg->warmup_ps + cfg->duration_ps;
@@ -413,34 +427,78 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	part->weight = cfg->weight;
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		wl_bind(&r->wl, i, r->hv.vcpus[i]->cpu);
-	/* Noise partitions: their vCPUs burn CPU and touch no lock. */
+	/*
+	 * Noise partitions: their vCPUs burn CPU and touch no lock, or run
+	 * the guest's lock workload on locks and lock globals of their own,
+	 * from a random stream of their own.
+	 */
+	if (cfg->noise_locktest) {
+		r->n_noise_wl = cfg->noise_parts;
+		r->noise_wl = g_new0(struct wl, cfg->noise_parts);
+		noise_addrs = g_new0(void *, cfg->noise_parts * cfg->nlocks);
+	}
 	for (unsigned int n = 0; n < cfg->noise_parts; n++) {
-		g_autofree void **none = g_new0(void *, cfg->noise_vcpus);
+		g_autofree void **nargs = g_new0(void *, cfg->noise_vcpus);
+		struct wl *nw = r->noise_wl ? &r->noise_wl[n] : NULL;
 
+		if (nw) {
+			struct wl_params nwp = wp;
+			void **na = &noise_addrs[n * cfg->nlocks];
+
+			nwp.seed =
+				cfg->seed ^ (0x9e3779b97f4a7c15ull * (n + 1));
+			for (unsigned int i = 0; i < cfg->nlocks; i++)
+				na[i] = sim_mem_alloc(&r->sim.mem, ops->size,
+						      line);
+			wl_init(nw, &r->sim, &nwp, &r->iface, na,
+				cfg->noise_vcpus);
+			for (unsigned int i = 0; i < cfg->noise_vcpus; i++)
+				nargs[i] = wl_vcpu_arg(nw, i);
+		}
 		part = hv_partition_add(&r->hv, cfg->noise_vcpus, true,
-					hog_main, none);
+					nw ? wl_vcpu_main : hog_main, nargs);
 		part->entitlement_cpu = cfg->noise_entitlement_cpu;
 		part->capped = cfg->noise_capped;
 		part->weight = cfg->noise_weight;
+		for (unsigned int i = 0; nw && i < cfg->noise_vcpus; i++)
+			wl_bind(nw, i, part->vcpus[i]->cpu);
 	}
-	if (ops->global_size) {
-		size_t gsz = ops->global_size(&lp, cfg->vcpus);
-		void *g = sim_mem_alloc(&r->sim.mem, gsz, line);
+	for (unsigned int p = 0; ops->global_size && p < r->hv.nparts; p++) {
+		struct hv_partition *gp = r->hv.parts[p];
+		size_t gsz;
+		void *g;
 
-		ops->global_init(g, &lp, cfg->vcpus);
-		r->hv.parts[0]->guest = g;
+		if (p > 0 && !r->noise_wl)
+			break; /* hogs take no lock */
+		gsz = ops->global_size(&lp, gp->nvcpus);
+		g = sim_mem_alloc(&r->sim.mem, gsz, line);
+		ops->global_init(g, &lp, gp->nvcpus);
+		gp->guest = g;
 	}
 	sim_mem_seal(&r->sim.mem);
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		ops->init(addrs[i]);
+	for (unsigned int i = 0; i < r->n_noise_wl * cfg->nlocks; i++)
+		ops->init(noise_addrs[i]);
 
 	r->wl.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
 	if (cfg->warmup_ps)
 		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);
 	hv_start(&r->hv, 0);
+	/* The guest's last: its violation hook is the one installed. */
+	for (unsigned int n = 0; n < r->n_noise_wl; n++)
+		wl_start(&r->noise_wl[n], 0);
 	wl_start(&r->wl, 0);
 	sim_run(&r->sim, end);
+	for (unsigned int n = 0; n < r->n_noise_wl; n++) {
+		struct wl *nw = &r->noise_wl[n];
+
+		if (nw->violation != WL_OK)
+			wl_violation(&r->wl, nw->violation, nw->violation_ps,
+				     "noise partition %u: %s", n + 1,
+				     nw->violation_msg);
+	}
 
 	if (r->wl.violation == WL_OK && !r->sim.stop &&
 	    sim_evq_top_time(&r->sim.q) == SIM_TIME_NEVER)
@@ -466,9 +524,13 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	}
 	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
 
-	if (ops->global_fini && r->hv.parts[0]->guest)
-		ops->global_fini(r->hv.parts[0]->guest);
+	for (unsigned int p = 0; ops->global_fini && p < r->hv.nparts; p++)
+		if (r->hv.parts[p]->guest)
+			ops->global_fini(r->hv.parts[p]->guest);
 	wl_destroy(&r->wl);
+	for (unsigned int n = 0; n < r->n_noise_wl; n++)
+		wl_destroy(&r->noise_wl[n]);
+	g_free(r->noise_wl);
 	hv_destroy(&r->hv);
 	sim_destroy(&r->sim);
 	g_free(r);

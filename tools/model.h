@@ -75,7 +75,8 @@ struct qsim_vcpu_result {
 /* lparstat-style figures per partition (0 = the guest under test). */
 struct qsim_partition_result {
 	unsigned int vcpus;
-	double entitlement; /* processing units */
+	uint64_t acquisitions; /* of its locks, 0 for hogs */
+	double entitlement;    /* processing units */
 	bool capped;
 	unsigned int weight;
 	double physc;	 /* physical CPUs consumed, on average */

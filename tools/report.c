@@ -169,18 +169,28 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		const struct qsim_partition_result *pr = &res->parts[i];
 
 		const char *what = i ? "noise    " : "partition";
+		char acq[64] = "";
+
+		if (i && cfg->noise_locktest)
+			snprintf(acq, sizeof(acq), ", locktest %.3f Mop/s",
+				 res->measured_ps
+					 ? (double)pr->acquisitions /
+						   ((double)res->measured_ps /
+						    SIM_S) /
+						   1e6
+					 : 0);
 
 		/* Entitlement only means something to powervm. */
 		if (strcmp(cfg->policy, "powervm"))
-			fprintf(out, "%s %u vCPUs, weight %u: physc %.2f\n",
-				what, pr->vcpus, pr->weight, pr->physc);
+			fprintf(out, "%s %u vCPUs, weight %u: physc %.2f%s\n",
+				what, pr->vcpus, pr->weight, pr->physc, acq);
 		else
 			fprintf(out,
 				"%s %u vCPUs, entitlement %.2f PU %s (weight "
-				"%u): physc %.2f, entc %.0f%%\n",
+				"%u): physc %.2f, entc %.0f%%%s\n",
 				what, pr->vcpus, pr->entitlement,
 				pr->capped ? "capped" : "uncapped", pr->weight,
-				pr->physc, pr->entc_pct);
+				pr->physc, pr->entc_pct, acq);
 	}
 	fprintf(out,
 		"fairness  per-vCPU acquisitions min/mean/max %" PRId64

@@ -78,6 +78,10 @@ static bool exec(struct store *st, const char *sql, GError **error)
 	"  entc_pct REAL NOT NULL,\n"                                        \
 	"  PRIMARY KEY (run_id, partition)\n);\n"
 
+/* Schema 7: each partition's lock acquisitions (noise.locktest). */
+#define PARTITION_ACQ_DDL \
+	"ALTER TABLE partition_results ADD COLUMN acquisitions INTEGER;\n"
+
 #define DTL_RECORDS_DDL                                                      \
 	"CREATE TABLE dtl_records (\n"                                       \
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
@@ -199,10 +203,12 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%s%s%s%sPRAGMA user_version = %d;\n"
+			"BEGIN IMMEDIATE;\n%s%s%s%s%sPRAGMA user_version = "
+			"%d;\n"
 			"COMMIT;",
 			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
-			DTL_RECORDS_DDL, STORE_SCHEMA_VERSION);
+			PARTITION_ACQ_DDL, DTL_RECORDS_DDL,
+			STORE_SCHEMA_VERSION);
 
 		if (!exec(st, all, error)) {
 			exec(st, "ROLLBACK", NULL);
@@ -279,6 +285,14 @@ static bool migrate(struct store *st, GError **error)
 		  "ALTER TABLE vcpu_results ADD COLUMN hv_ple_yields INTEGER;\n"
 		  "PRAGMA user_version = 6;\nCOMMIT;",
 		  error)) {
+		exec(st, "ROLLBACK", NULL);
+		return false;
+	}
+	/* 6 -> 7: partitions' lock acquisitions. */
+	if (version < 7 && !exec(st,
+				 "BEGIN IMMEDIATE;\n" PARTITION_ACQ_DDL
+				 "PRAGMA user_version = 7;\nCOMMIT;",
+				 error)) {
 		exec(st, "ROLLBACK", NULL);
 		return false;
 	}
@@ -531,7 +545,8 @@ static bool insert_partitions(struct store *st, int64_t run,
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO partition_results (run_id, "
 			       "partition, vcpus, entitlement, capped, weight, "
-			       "physc, entc_pct) VALUES (?,?,?,?,?,?,?,?)",
+			       "physc, entc_pct, acquisitions) VALUES "
+			       "(?,?,?,?,?,?,?,?,?)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return fail(st, error, "preparing the partition insert");
 	for (unsigned int i = 0; i < res->nparts; i++) {
@@ -546,6 +561,7 @@ static bool insert_partitions(struct store *st, int64_t run,
 		sqlite3_bind_int(s, 6, (int)p->weight);
 		sqlite3_bind_double(s, 7, p->physc);
 		sqlite3_bind_double(s, 8, p->entc_pct);
+		sqlite3_bind_int64(s, 9, (sqlite3_int64)p->acquisitions);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			return fail(st, error, "inserting partition results");
 	}
