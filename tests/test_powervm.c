@@ -149,6 +149,39 @@ START_TEST(test_two_guests_with_locks)
 }
 END_TEST
 
+/*
+ * Noise partitions set one by one: 4 pCPUs, a lightly loaded guest capped
+ * at 0.5 PU, and two capped hog partitions of 2 vCPUs entitled to 1.0 and
+ * 0.5 PU.  The pool has room to spare, so each capped partition consumes
+ * exactly its own entitlement: 1.00 and 0.50.
+ */
+START_TEST(test_noise_partitions_one_by_one)
+{
+	struct qsim_config *cfg = tu_config(
+		"[run]\nduration = 200ms\nwarmup = 20ms\n"
+		"[machine]\npcpus = 4\n"
+		"[hypervisor]\npolicy = powervm\n"
+		"[partition]\nvcpus = 2\nentitlement = 0.5\ncapped = true\n"
+		"[lock]\ntype = tas\n"
+		"[workload]\nthink = 1ms\ncs = 100ns\n"
+		"[noise]\npartitions = 2\nvcpus = 2\n"
+		"entitlement = 1.0, 0.5\ncapped = true\n",
+		NULL);
+	struct qsim_results res;
+
+	tu_model(cfg, &res);
+	ck_assert_int_eq(res.status, WL_OK);
+	ck_assert_uint_eq(res.nparts, 3);
+	ck_assert_msg(fabs(res.parts[1].physc - 1.0) < 0.02, "physc %f",
+		      res.parts[1].physc);
+	ck_assert_msg(fabs(res.parts[2].physc - 0.5) < 0.02, "physc %f",
+		      res.parts[2].physc);
+	ck_assert(fabs(res.parts[2].entitlement - 0.5) < 1e-9);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_every_lock_under_powervm)
 {
 	/* At 2x with whole-core dispatch too. */
@@ -171,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, test_spare_by_weight);
 	tcase_add_test(tc, test_whole_core_dispatch);
 	tcase_add_test(tc, test_two_guests_with_locks);
+	tcase_add_test(tc, test_noise_partitions_one_by_one);
 	tcase_add_loop_test(tc, test_every_lock_under_powervm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -242,7 +242,8 @@ static const struct cfg_key cfg_keys[] = {
 	 "powervm: uncapped weight for spare capacity; kvm: CPU share "
 	 "weight"},
 
-	{"noise", "partitions", CT_UINT, "0", 0, 64, NULL, OFF(noise_parts),
+	{"noise", "partitions", CT_UINT, "0", 0, CFG_MAX_NOISE, NULL,
+	 OFF(noise_parts),
 	 "noise partitions beside the guest, each running CPU hogs"},
 	{"noise", "vcpus", CT_UINT, "8", 1, 4096, NULL, OFF(noise_vcpus),
 	 "vCPUs of each noise partition"},
@@ -440,6 +441,75 @@ static char *allowed_text(const struct cfg_key *k)
 		return g_string_free(s, FALSE);
 	}
 	return g_strdup("?");
+}
+
+/*
+ * The [noise] keys that take one value for every noise partition, or one
+ * per partition, comma separated: their order in struct cfg_noise_part
+ * copies.
+ */
+static const char *const noise_listable[5] = {"vcpus", "entitlement", "capped",
+					      "weight", "locktest"};
+
+static int noise_list_index(const struct cfg_key *k)
+{
+	if (strcmp(k->section, "noise"))
+		return -1;
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(k->key, noise_listable[i]))
+			return i;
+	return -1;
+}
+
+/* Copy key @li's scalar value in @cfg to noise partition @n. */
+static void noise_store(struct qsim_config *cfg, int li, unsigned int n)
+{
+	struct cfg_noise_part *np = &cfg->noise[n];
+
+	switch (li) {
+	case 0:
+		np->vcpus = cfg->noise_vcpus;
+		break;
+	case 1:
+		np->entitlement_cpu = cfg->noise_entitlement_cpu;
+		break;
+	case 2:
+		np->capped = cfg->noise_capped;
+		break;
+	case 3:
+		np->weight = cfg->noise_weight;
+		break;
+	default:
+		np->locktest = cfg->noise_locktest;
+		break;
+	}
+}
+
+static bool parse_value(const struct cfg_key *k, const char *v,
+			struct qsim_config *cfg);
+
+/* A listable [noise] key: one value, or one per partition. */
+static bool parse_noise_value(const struct cfg_key *k, int li, const char *v,
+			      struct qsim_config *cfg)
+{
+	g_auto(GStrv) parts = NULL;
+	guint n;
+
+	if (!strchr(v, ','))
+		return parse_value(k, v, cfg);
+	parts = g_strsplit(v, ",", -1);
+	n = g_strv_length(parts);
+	if (n > CFG_MAX_NOISE)
+		return false;
+	for (guint i = 0; i < n; i++) {
+		if (!parse_value(k, g_strstrip(parts[i]), cfg))
+			return false;
+		noise_store(cfg, li, i);
+	}
+	cfg->noise_list_len[li] = n;
+	g_free(cfg->noise_list_text[li]);
+	cfg->noise_list_text[li] = g_strdup(v);
+	return true;
 }
 
 static bool parse_u64(const char *v, uint64_t *out)
@@ -657,6 +727,8 @@ void cfg_free(struct qsim_config *cfg)
 		return;
 	g_free(cfg->path);
 	g_free(cfg->text);
+	for (int i = 0; i < 5; i++)
+		g_free(cfg->noise_list_text[i]);
 	g_free(cfg->resolved);
 	g_strfreev(cfg->overrides);
 	g_free(cfg->preset);
@@ -678,7 +750,7 @@ void cfg_free(struct qsim_config *cfg)
 static unsigned int fair_share(const struct qsim_config *cfg,
 			       unsigned int vcpus)
 {
-	unsigned int total = cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus;
+	unsigned int total = cfg->vcpus + cfg_noise_vcpus(cfg);
 	unsigned int e = (unsigned int)((uint64_t)cfg->pcpus * 100 * vcpus /
 					total / 5 * 5);
 
@@ -702,10 +774,41 @@ static bool check_entitlement(const char *path, const char *section,
 	return true;
 }
 
+unsigned int cfg_noise_vcpus(const struct qsim_config *cfg)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cfg->noise_parts; i++)
+		n += cfg->noise[i].vcpus;
+	return n;
+}
+
 double cfg_overcommit(const struct qsim_config *cfg)
 {
-	return (double)(cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus) /
-	       cfg->pcpus;
+	return (double)(cfg->vcpus + cfg_noise_vcpus(cfg)) / cfg->pcpus;
+}
+
+/* Resolve each noise partition from the one value or its own. */
+static bool resolve_noise(struct qsim_config *cfg, const char *path,
+			  GError **error)
+{
+	for (int li = 0; li < 5; li++) {
+		unsigned int n = cfg->noise_list_len[li];
+
+		if (n && n != cfg->noise_parts) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [noise] %s = '%s': %u values for %u "
+				    "noise partitions; give one value, or "
+				    "one per partition",
+				    path, noise_listable[li],
+				    cfg->noise_list_text[li], n,
+				    cfg->noise_parts);
+			return false;
+		}
+		for (unsigned int i = 0; !n && i < cfg->noise_parts; i++)
+			noise_store(cfg, li, i);
+	}
+	return true;
 }
 
 static bool check_partitions(struct qsim_config *cfg, const char *path,
@@ -713,19 +816,24 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 {
 	unsigned int sum;
 
+	if (!resolve_noise(cfg, path, error))
+		return false;
 	if (!cfg->entitlement_cpu)
 		cfg->entitlement_cpu = fair_share(cfg, cfg->vcpus);
-	if (!cfg->noise_entitlement_cpu)
-		cfg->noise_entitlement_cpu = fair_share(cfg, cfg->noise_vcpus);
 	if (!check_entitlement(path, "partition", cfg->entitlement_cpu,
 			       cfg->vcpus, error))
 		return false;
-	if (cfg->noise_parts &&
-	    !check_entitlement(path, "noise", cfg->noise_entitlement_cpu,
-			       cfg->noise_vcpus, error))
-		return false;
-	sum = cfg->entitlement_cpu +
-	      cfg->noise_parts * cfg->noise_entitlement_cpu;
+	sum = cfg->entitlement_cpu;
+	for (unsigned int i = 0; i < cfg->noise_parts; i++) {
+		struct cfg_noise_part *np = &cfg->noise[i];
+
+		if (!np->entitlement_cpu)
+			np->entitlement_cpu = fair_share(cfg, np->vcpus);
+		if (!check_entitlement(path, "noise", np->entitlement_cpu,
+				       np->vcpus, error))
+			return false;
+		sum += np->entitlement_cpu;
+	}
 	if (sum > 100 * cfg->pcpus) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [partition] and [noise] entitlement add up "
@@ -854,14 +962,21 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 			preset = cfg->preset ? preset_find(cfg->preset) : NULL;
 			v = raw ? g_strstrip(g_strdup(raw))
 				: default_text(k, preset);
-			if (!parse_value(k, v, cfg)) {
+			int li = noise_list_index(k);
+
+			if (li >= 0 ? !parse_noise_value(k, li, v, cfg)
+				    : !parse_value(k, v, cfg)) {
 				g_autofree char *what = allowed_text(k);
 				g_autofree char *where =
 					origin(path, set_keys, k);
 
 				g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-					    "%s = '%s': expected %s", where, v,
-					    what);
+					    "%s = '%s': expected %s%s", where,
+					    v, what,
+					    li >= 0 ? ", or one such value per "
+						      "noise partition, comma "
+						      "separated"
+						    : "");
 				return NULL;
 			}
 			g_key_file_set_value(out, k->section, k->key, v);

@@ -75,6 +75,17 @@ struct qsim_config {
 	bool noise_capped;
 	bool noise_locktest;
 	unsigned int noise_weight;
+	/* Each noise partition as resolved: a [noise] key holds one value
+	 * for all, or one per partition, comma separated. */
+#define CFG_MAX_NOISE 64
+	struct cfg_noise_part {
+		unsigned int vcpus, entitlement_cpu, weight;
+		bool capped, locktest;
+	} noise[CFG_MAX_NOISE];
+	/* How many values each listable [noise] key was given (0: one for
+	 * all), and the raw text, for the checks. */
+	unsigned int noise_list_len[5];
+	char *noise_list_text[5];
 	/* [lock] */
 	char *lock;
 	char *mutant;
@@ -120,6 +131,8 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 void cfg_free(struct qsim_config *cfg);
 /* vCPUs of every partition (guest and noise) per pCPU of the pool. */
 double cfg_overcommit(const struct qsim_config *cfg);
+/* vCPUs of all the noise partitions together. */
+unsigned int cfg_noise_vcpus(const struct qsim_config *cfg);
 typedef struct qsim_config qsim_config;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 

@@ -45,7 +45,8 @@ static void warmup_ev(struct sim_event *ev)
 
 	wl_reset_stats(&r->wl, t);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
-		wl_reset_stats(&r->noise_wl[n], t);
+		if (r->noise_wl[n].nvcpus) /* else a hog partition */
+			wl_reset_stats(&r->noise_wl[n], t);
 	hv_reset_stats(&r->hv, t);
 	for (unsigned int i = 0; i < r->sim.ncpus; i++) {
 		struct sim_cpu *c = r->sim.cpus[i];
@@ -165,7 +166,8 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 
 	wl_finish(&r->wl, end);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
-		wl_finish(&r->noise_wl[n], end);
+		if (r->noise_wl[n].nvcpus)
+			wl_finish(&r->noise_wl[n], end);
 	hv_flush_stats(&r->hv, end);
 	for (unsigned int i = 0; i < res->nlocks; i++) {
 		struct wl_lock_stats *st = &r->wl.locks[i].st;
@@ -380,11 +382,10 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			},
 	};
 	size_t line = cfg->line_bytes;
-	size_t arena =
-		(size_t)(cfg->vcpus + cfg->noise_parts * cfg->noise_vcpus +
-			 (cfg->noise_parts + 1) * cfg->nlocks + 64) *
-			line * 8 +
-		(64u << 20);
+	size_t arena = (size_t)(cfg->vcpus + cfg_noise_vcpus(cfg) +
+				(cfg->noise_parts + 1) * cfg->nlocks + 64) *
+			       line * 8 +
+		       (64u << 20);
 	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
 	g_autofree void **noise_addrs = NULL;
 	g_autofree void **args = g_new0(void *, cfg->vcpus);
@@ -432,14 +433,13 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	 * the guest's lock workload on locks and lock globals of their own,
 	 * from a random stream of their own.
 	 */
-	if (cfg->noise_locktest) {
-		r->n_noise_wl = cfg->noise_parts;
-		r->noise_wl = g_new0(struct wl, cfg->noise_parts);
-		noise_addrs = g_new0(void *, cfg->noise_parts * cfg->nlocks);
-	}
+	r->n_noise_wl = cfg->noise_parts;
+	r->noise_wl = g_new0(struct wl, cfg->noise_parts);
+	noise_addrs = g_new0(void *, cfg->noise_parts * cfg->nlocks);
 	for (unsigned int n = 0; n < cfg->noise_parts; n++) {
-		g_autofree void **nargs = g_new0(void *, cfg->noise_vcpus);
-		struct wl *nw = r->noise_wl ? &r->noise_wl[n] : NULL;
+		const struct cfg_noise_part *np = &cfg->noise[n];
+		g_autofree void **nargs = g_new0(void *, np->vcpus);
+		struct wl *nw = np->locktest ? &r->noise_wl[n] : NULL;
 
 		if (nw) {
 			struct wl_params nwp = wp;
@@ -450,17 +450,16 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			for (unsigned int i = 0; i < cfg->nlocks; i++)
 				na[i] = sim_mem_alloc(&r->sim.mem, ops->size,
 						      line);
-			wl_init(nw, &r->sim, &nwp, &r->iface, na,
-				cfg->noise_vcpus);
-			for (unsigned int i = 0; i < cfg->noise_vcpus; i++)
+			wl_init(nw, &r->sim, &nwp, &r->iface, na, np->vcpus);
+			for (unsigned int i = 0; i < np->vcpus; i++)
 				nargs[i] = wl_vcpu_arg(nw, i);
 		}
-		part = hv_partition_add(&r->hv, cfg->noise_vcpus, true,
+		part = hv_partition_add(&r->hv, np->vcpus, true,
 					nw ? wl_vcpu_main : hog_main, nargs);
-		part->entitlement_cpu = cfg->noise_entitlement_cpu;
-		part->capped = cfg->noise_capped;
-		part->weight = cfg->noise_weight;
-		for (unsigned int i = 0; nw && i < cfg->noise_vcpus; i++)
+		part->entitlement_cpu = np->entitlement_cpu;
+		part->capped = np->capped;
+		part->weight = np->weight;
+		for (unsigned int i = 0; nw && i < np->vcpus; i++)
 			wl_bind(nw, i, part->vcpus[i]->cpu);
 	}
 	for (unsigned int p = 0; ops->global_size && p < r->hv.nparts; p++) {
@@ -468,8 +467,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		size_t gsz;
 		void *g;
 
-		if (p > 0 && !r->noise_wl)
-			break; /* hogs take no lock */
+		if (p > 0 && !cfg->noise[p - 1].locktest)
+			continue; /* hogs take no lock */
 		gsz = ops->global_size(&lp, gp->nvcpus);
 		g = sim_mem_alloc(&r->sim.mem, gsz, line);
 		ops->global_init(g, &lp, gp->nvcpus);
@@ -479,7 +478,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		ops->init(addrs[i]);
 	for (unsigned int i = 0; i < r->n_noise_wl * cfg->nlocks; i++)
-		ops->init(noise_addrs[i]);
+		if (noise_addrs[i])
+			ops->init(noise_addrs[i]);
 
 	r->wl.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
@@ -488,7 +488,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	hv_start(&r->hv, 0);
 	/* The guest's last: its violation hook is the one installed. */
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
-		wl_start(&r->noise_wl[n], 0);
+		if (r->noise_wl[n].nvcpus)
+			wl_start(&r->noise_wl[n], 0);
 	wl_start(&r->wl, 0);
 	sim_run(&r->sim, end);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++) {
@@ -529,7 +530,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			ops->global_fini(r->hv.parts[p]->guest);
 	wl_destroy(&r->wl);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
-		wl_destroy(&r->noise_wl[n]);
+		if (r->noise_wl[n].nvcpus)
+			wl_destroy(&r->noise_wl[n]);
 	g_free(r->noise_wl);
 	hv_destroy(&r->hv);
 	sim_destroy(&r->sim);

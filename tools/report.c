@@ -171,7 +171,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		const char *what = i ? "noise    " : "partition";
 		char acq[64] = "";
 
-		if (i && cfg->noise_locktest)
+		if (i && cfg->noise[i - 1].locktest)
 			snprintf(acq, sizeof(acq), ", locktest %.3f Mop/s",
 				 res->measured_ps
 					 ? (double)pr->acquisitions /
