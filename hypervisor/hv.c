@@ -26,6 +26,7 @@ const struct hv_policy_ops *hv_policy_find(const char *name)
 static void pcpu_ev(struct sim_event *ev);
 static void wake_done(struct sim_event *ev);
 static void ple_exit(struct sim_event *ev);
+static void idle_timer(struct sim_event *ev);
 static void ple_spin_hook(void *data, struct sim_cpu *c, bool begin,
 			  sim_time_t t);
 
@@ -119,6 +120,7 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 		v->cpu->owner = v;
 		sim_event_init(&v->wake_ev, wake_done, v, SIM_PRIO_HV);
 		sim_event_init(&v->ple_ev, ple_exit, v, SIM_PRIO_HV);
+		sim_event_init(&v->timer_ev, idle_timer, v, SIM_PRIO_HV);
 		part->vcpus[i] = v;
 		hv->vcpus[hv->nvcpus++] = v;
 	}
@@ -886,6 +888,37 @@ void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
 	hv_trace(v, t, "preempted by the adversary%.0" PRId64 "%.0" PRId64, 0,
 		 0);
 	vcpu_sleep(v, t, false);
+}
+
+/* The idle timer fired: a ceded vCPU wakes as if prodded. */
+static void idle_timer(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data;
+	struct hv *hv = v->hv;
+
+	if (v->state != HV_CEDED)
+		return; /* awake already: its idle loop sees the time */
+	hv_trace(v, ev->time_ps, "idle timer: wakes%.0" PRId64 "%.0" PRId64, 0,
+		 0);
+	v->state = HV_WAKING;
+	v->dtl_ready_ps = ev->time_ps;
+	sim_schedule(hv->sim, &v->wake_ev, ev->time_ps + hv->p.wake_latency_ps);
+}
+
+void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)
+{
+	sim_time_t until;
+
+	sim_cpu_sync(v->cpu);
+	until = v->cpu->now_ps + d;
+	if (!d)
+		return;
+	sim_schedule(v->hv->sim, &v->timer_ev, until);
+	while (v->cpu->now_ps < until) {
+		hv_hcall_cede(v);
+		sim_cpu_sync(v->cpu);
+	}
+	sim_evq_cancel(&v->hv->sim->q, &v->timer_ev);
 }
 
 void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt)

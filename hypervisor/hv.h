@@ -157,8 +157,9 @@ struct hv_vcpu {
 	struct hv_vcpu *rq_next, *rq_prev;
 	bool on_rq;
 	struct sim_event wake_ev;
-	struct sim_event ple_ev; /* pause-loop exit due */
-	sim_time_t ple_spin_end; /* when its last spin wait ended */
+	struct sim_event ple_ev;   /* pause-loop exit due */
+	struct sim_event timer_ev; /* the idle loop's timer */
+	sim_time_t ple_spin_end;   /* when its last spin wait ended */
 	struct hv_vcpu_stats st;
 	/* CPU time: since dispatch, this dispatch window, since the stats
 	 * were reset (physc). */
@@ -362,6 +363,11 @@ long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target);
 void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt);
 /* For policies: undispatch the running vCPU now, to the run queue. */
 void coroutine_fn hv_preempt_self(struct hv_vcpu *v);
+/*
+ * The guest's idle loop for @d: cede (H_CEDE) until a timer, @d from now,
+ * ends the idle period; a prod ends one cede early and it cedes again.
+ */
+void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d);
 /* The KVM flavour: halt until kicked, with the pending-kick latch. */
 long coroutine_fn hv_hcall_halt(struct hv_vcpu *v);
 long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target);

@@ -282,7 +282,12 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 		const struct sim_duration *cs;
 		bool read;
 
-		sim_cpu_work(c, sim_duration_draw(&w->p.think, &v->rng));
+		sim_time_t think = sim_duration_draw(&w->p.think, &v->rng);
+
+		if (w->p.think_idle && w->ops->idle)
+			w->ops->idle(c, think);
+		else
+			sim_cpu_work(c, think);
 		l = pick_lock(w, v);
 		cs = w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
 		if (w->p.readers)

@@ -28,6 +28,8 @@ struct wl_lock_iface {
 	/* Reader side of a rwlock, or NULL. */
 	void (*read_lock)(void *lock);
 	void (*read_unlock)(void *lock);
+	/* Spend @d idle (the think time with think_idle), or NULL. */
+	void (*idle)(struct sim_cpu *c, sim_time_t d);
 };
 
 enum wl_pick {
@@ -51,6 +53,7 @@ struct wl_params {
 	unsigned int read_pct; /* share of acquisitions that read (rwlocks) */
 	unsigned int readers; /* or: vCPUs 0..readers-1 only read, rest write */
 	struct sim_duration think;
+	bool think_idle; /* think time idle (ops->idle), not computing */
 	unsigned int nlocks;
 	enum wl_pick pick;
 	sim_time_t warmup_end_ps;

@@ -18,6 +18,8 @@ END_TEST
 START_TEST(test_every_lock_2x)
 {
 	tu_validate(lk_registry[_i], 8, NULL, NULL);
+	/* And with the idle loop: think time ceded. */
+	tu_validate(lk_registry[_i], 8, "workload.think_idle=true", NULL);
 }
 END_TEST
 

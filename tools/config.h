@@ -74,6 +74,7 @@ struct qsim_config {
 	unsigned int noise_entitlement_cpu;
 	bool noise_capped;
 	bool noise_locktest;
+	bool think_idle;
 	unsigned int noise_weight;
 	/* Each noise partition as resolved: a [noise] key holds one value
 	 * for all, or one per partition, comma separated. */

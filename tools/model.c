@@ -38,6 +38,12 @@ static void coroutine_fn hog_main(struct sim_cpu *c, void *arg)
 		sim_cpu_work(c, SIM_MS);
 }
 
+/* The guest's idle loop (workload.think_idle). */
+static void coroutine_fn guest_idle(struct sim_cpu *c, sim_time_t d)
+{
+	hv_idle(c->owner, d);
+}
+
 static void warmup_ev(struct sim_event *ev)
 {
 	struct run *r = ev->data;
@@ -347,6 +353,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	struct wl_params wp = {
 		.cs = cfg->cs,
 		.think = cfg->think,
+		.think_idle = cfg->think_idle,
 		.nlocks = cfg->nlocks,
 		.pick = strcmp(cfg->pick, "vcpu") == 0 ? WL_PICK_VCPU
 						       : WL_PICK_RANDOM,
@@ -418,6 +425,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	r->iface.unlock = ops->unlock;
 	r->iface.read_lock = ops->read_lock;
 	r->iface.read_unlock = ops->read_unlock;
+	r->iface.idle = guest_idle;
 	wl_init(&r->wl, &r->sim, &wp, &r->iface, addrs, cfg->vcpus);
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		args[i] = wl_vcpu_arg(&r->wl, i);
