@@ -398,20 +398,32 @@ static struct hv_pcpu *vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 	return p;
 }
 
+/* Take running @v off its pCPU and queue it again. */
+static struct hv_pcpu *vcpu_requeue(struct hv_vcpu *v, sim_time_t t,
+				    enum hv_dtl_reason why)
+{
+	struct hv_pcpu *p = vcpu_leave(v, t, false, why);
+
+	v->state = HV_RUNNABLE;
+	v->hv->ops->enqueue(v->hv, v);
+	return p;
+}
+
+/* The hypervisor takes the pCPU from running @v (@why: as below). */
+static void vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why)
+{
+	vcpu_requeue(v, t, HV_DTL_PREEMPT);
+	v->st.preemptions++;
+	hv_trace(v, t, why, 0, 0);
+}
+
 /*
  * Preempt @p's running vCPU: back on the run queue, @p picks again.
  * @why: the trace format (a literal taking two unused int64 arguments).
  */
 static void pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 {
-	struct hv *hv = p->hv;
-	struct hv_vcpu *v = p->cur;
-
-	vcpu_leave(v, t, false, HV_DTL_PREEMPT);
-	v->st.preemptions++;
-	hv_trace(v, t, why, 0, 0);
-	v->state = HV_RUNNABLE;
-	hv->ops->enqueue(hv, v);
+	vcpu_preempt(p->cur, t, why);
 	hv_pcpu_pick(p, t);
 }
 
@@ -430,14 +442,10 @@ static void core_preempt(struct hv_pcpu *p, sim_time_t t)
 	for (unsigned int i = first; i < end; i++) {
 		struct hv_vcpu *v = hv->pcpus[i].cur;
 
-		if (!v || v->state != HV_RUNNING)
-			continue;
-		vcpu_leave(v, t, false, HV_DTL_PREEMPT);
-		v->st.preemptions++;
-		hv_trace(v, t, "preempted with its core%.0" PRId64 "%.0" PRId64,
-			 0, 0);
-		v->state = HV_RUNNABLE;
-		hv->ops->enqueue(hv, v);
+		if (v && v->state == HV_RUNNING)
+			vcpu_preempt(v, t,
+				     "preempted with its core%.0" PRId64
+				     "%.0" PRId64);
 	}
 	for (unsigned int i = first; i < end; i++)
 		if (!hv->pcpus[i].cur)
@@ -473,6 +481,15 @@ static void pcpu_ev(struct sim_event *ev)
 		slice_end(p, ev->time_ps);
 }
 
+/* A ceded vCPU is made ready at @t (prod, kick or timer): runnable after
+ * the wake latency. */
+static void vcpu_wake(struct hv_vcpu *v, sim_time_t t)
+{
+	v->state = HV_WAKING;
+	v->dtl_ready_ps = t;
+	sim_schedule(v->hv->sim, &v->wake_ev, t + v->hv->p.wake_latency_ps);
+}
+
 static void wake_done(struct sim_event *ev)
 {
 	struct hv_vcpu *v = ev->data;
@@ -504,10 +521,8 @@ static void yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		     enum hv_dtl_reason why)
 {
 	struct hv *hv = v->hv;
-	struct hv_pcpu *p = vcpu_leave(v, t, false, why);
+	struct hv_pcpu *p = vcpu_requeue(v, t, why);
 
-	v->state = HV_RUNNABLE;
-	hv->ops->enqueue(hv, v);
 	hv_rq_remove(hv, tv);
 	pcpu_start(p, tv, t, true);
 	whole_core_kick(hv, t);
@@ -682,17 +697,11 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 }
 
 /* Give up the pCPU; back when dispatched again (after a prod if ceded). */
-static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool ceded)
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t)
 {
-	struct hv_pcpu *p =
-		vcpu_leave(v, t, ceded, ceded ? HV_DTL_CEDE : HV_DTL_PREEMPT);
+	struct hv_pcpu *p = vcpu_leave(v, t, true, HV_DTL_CEDE);
 
-	if (ceded) {
-		v->state = HV_CEDED;
-	} else {
-		v->state = HV_RUNNABLE;
-		v->hv->ops->enqueue(v->hv, v);
-	}
+	v->state = HV_CEDED;
 	hv_pcpu_pick(p, t);
 	sim_cpu_park(v->cpu);
 }
@@ -737,7 +746,7 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
 		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
 		 0, 0);
-	vcpu_sleep(v, t, true);
+	vcpu_sleep(v, t);
 	return hcall_exit(v, H_SUCCESS);
 }
 
@@ -805,7 +814,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.cedes++;
-		vcpu_sleep(v, t, true);
+		vcpu_sleep(v, t);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (tv->lppaca->yield_count != yield_count) {
@@ -850,9 +859,7 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
 		 target, tv->state == HV_CEDED);
 	if (tv->state == HV_CEDED) {
-		tv->state = HV_WAKING;
-		tv->dtl_ready_ps = t;
-		sim_schedule(hv->sim, &tv->wake_ev, t + hv->p.wake_latency_ps);
+		vcpu_wake(tv, t);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;
 		(*latched)++;
@@ -884,25 +891,21 @@ void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
 
 	sim_cpu_sync(v->cpu);
 	t = v->cpu->now_ps;
-	v->st.preemptions++;
-	hv_trace(v, t, "preempted by the adversary%.0" PRId64 "%.0" PRId64, 0,
-		 0);
-	vcpu_sleep(v, t, false);
+	pcpu_preempt(v->pcpu, t,
+		     "preempted by the adversary%.0" PRId64 "%.0" PRId64);
+	sim_cpu_park(v->cpu);
 }
 
 /* The idle timer fired: a ceded vCPU wakes as if prodded. */
 static void idle_timer(struct sim_event *ev)
 {
 	struct hv_vcpu *v = ev->data;
-	struct hv *hv = v->hv;
 
 	if (v->state != HV_CEDED)
 		return; /* awake already: its idle loop sees the time */
 	hv_trace(v, ev->time_ps, "idle timer: wakes%.0" PRId64 "%.0" PRId64, 0,
 		 0);
-	v->state = HV_WAKING;
-	v->dtl_ready_ps = ev->time_ps;
-	sim_schedule(hv->sim, &v->wake_ev, ev->time_ps + hv->p.wake_latency_ps);
+	vcpu_wake(v, ev->time_ps);
 }
 
 void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)
