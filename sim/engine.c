@@ -94,13 +94,17 @@ static void cpu_enter(struct sim *s, struct sim_cpu *c, struct sim_event *ev)
 	c->now_ps = ev->time_ps;
 	c->resume_seq = ev->seq;
 	s->cur = c;
-	s->switches++;
 }
 
 /*
- * The running cpu gives up the host CPU.  When the next event is another
- * cpu's resume, switch straight to that cpu (one coroutine switch instead
- * of two through the engine loop); otherwise return to the loop.
+ * The running cpu gives up the host CPU.  The engine loop's work is done
+ * right here, on this cpu's stack, for as long as it can be: events that
+ * are not cpu resumes (the hypervisor's, the checks) run in place; the
+ * first cpu resume switches straight to that cpu (one coroutine switch
+ * instead of two through the loop), or, when it is this cpu's own,
+ * carries on with no switch at all.  Only the end of the run, a stop, or
+ * an empty queue goes back to the loop.  The order of events is the
+ * loop's (sim_run) exactly.
  */
 static void coroutine_fn cpu_switch_out(struct sim_cpu *c)
 {
@@ -108,18 +112,25 @@ static void coroutine_fn cpu_switch_out(struct sim_cpu *c)
 	struct sim_event *next;
 
 	cpu_drop_stale_event(c);
-	next = sim_evq_peek(&s->q);
-	if (!s->stop && next && next->fn == cpu_resume_ev &&
-	    next->time_ps <= s->end_ps && next != &c->ev) {
+	s->cur = NULL;
+	while (!s->stop && (next = sim_evq_peek(&s->q)) &&
+	       next->time_ps <= s->end_ps) {
 		struct sim_cpu *n = next->data;
 
 		s->now_ps = next->time_ps;
 		s->events++;
+		if (next->fn != cpu_resume_ev) {
+			sim_evq_pop(&s->q);
+			next->fn(next);
+			continue;
+		}
 		cpu_enter(s, n, next);
-		sim_coro_transfer(n->co);
+		if (n != c) {
+			s->switches++;
+			sim_coro_transfer(n->co);
+		}
 		return;
 	}
-	s->cur = NULL;
 	sim_coro_yield();
 }
 
@@ -156,6 +167,7 @@ static void cpu_resume_ev(struct sim_event *ev)
 	struct sim *s = c->sim;
 
 	cpu_enter(s, c, ev);
+	s->switches++;
 	/* Returns when some cpu (perhaps another) yields to the loop. */
 	sim_coro_resume(c->co);
 	s->cur = NULL;
