@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The d-ary heap event queue; see evq.h for the ordering contract.
+ * The binary heap event queue; see evq.h for the ordering contract.
  */
 #include <glib.h>
 
 #include "sim/evq.h"
 
-static inline bool slot_before(const struct sim_evq_slot *a,
-			       const struct sim_evq_slot *b)
+static inline sim_evq_key make_key(const struct sim_event *ev)
 {
-	if (a->time_ps != b->time_ps)
-		return a->time_ps < b->time_ps;
-	return a->order < b->order;
+	return (sim_evq_key)ev->time_ps << 64 | (uint64_t)ev->prio << 48 |
+	       (ev->seq & ((1ULL << 48) - 1));
 }
 
 void sim_evq_init(struct sim_evq *q)
@@ -51,14 +49,14 @@ static inline void heap_set(struct sim_evq *q, uint32_t i,
 
 static void sift_up(struct sim_evq *q, uint32_t i)
 {
-	struct sim_evq_slot s = q->heap[i];
+	struct sim_evq_slot *h = q->heap, s = h[i];
 
 	while (i > 0) {
-		uint32_t parent = (i - 1) / SIM_EVQ_ARITY;
+		uint32_t parent = (i - 1) / 2;
 
-		if (!slot_before(&s, &q->heap[parent]))
+		if (s.key >= h[parent].key)
 			break;
-		heap_set(q, i, q->heap[parent]);
+		heap_set(q, i, h[parent]);
 		i = parent;
 	}
 	heap_set(q, i, s);
@@ -66,21 +64,19 @@ static void sift_up(struct sim_evq *q, uint32_t i)
 
 static void sift_down(struct sim_evq *q, uint32_t i)
 {
-	struct sim_evq_slot s = q->heap[i];
+	struct sim_evq_slot *h = q->heap, s = h[i];
+	uint32_t len = q->len;
 
 	for (;;) {
-		uint32_t first = SIM_EVQ_ARITY * i + 1, best, end;
+		uint32_t best = 2 * i + 1;
 
-		if (first >= q->len)
+		if (best >= len)
 			break;
-		best = first;
-		end = SIM_MIN(first + SIM_EVQ_ARITY, q->len);
-		for (uint32_t ch = first + 1; ch < end; ch++)
-			if (slot_before(&q->heap[ch], &q->heap[best]))
-				best = ch;
-		if (!slot_before(&q->heap[best], &s))
+		if (best + 1 < len && h[best + 1].key < h[best].key)
+			best++;
+		if (h[best].key >= s.key)
 			break;
-		heap_set(q, i, q->heap[best]);
+		heap_set(q, i, h[best]);
 		i = best;
 	}
 	heap_set(q, i, s);
@@ -113,14 +109,15 @@ void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 		/* Re-key in place: one sift instead of a removal and an
 		 * insertion (a running cpu re-queues its own event). */
 		uint32_t i = ev->heap_idx;
+		sim_evq_key old = q->heap[i].key;
 
 		ev->time_ps = t;
 		ev->seq = q->next_seq++;
-		q->heap[i].time_ps = t;
-		q->heap[i].order = ((uint64_t)ev->prio << 48) |
-				   (ev->seq & ((1ULL << 48) - 1));
-		sift_up(q, i);
-		sift_down(q, ev->heap_idx);
+		q->heap[i].key = make_key(ev);
+		if (q->heap[i].key < old)
+			sift_up(q, i);
+		else
+			sift_down(q, i);
 		return;
 	}
 	if (q->len == q->cap) {
@@ -129,8 +126,7 @@ void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 	}
 	ev->time_ps = t;
 	ev->seq = q->next_seq++;
-	s.time_ps = t;
-	s.order = ((uint64_t)ev->prio << 48) | (ev->seq & ((1ULL << 48) - 1));
+	s.key = make_key(ev);
 	s.ev = ev;
 	heap_set(q, q->len, s);
 	q->len++;
@@ -158,10 +154,9 @@ bool sim_evq_check_invariants(const struct sim_evq *q)
 	for (uint32_t i = 0; i < q->len; i++) {
 		if (q->heap[i].ev->heap_idx != i)
 			return false;
-		if (q->heap[i].time_ps != q->heap[i].ev->time_ps)
+		if (q->heap[i].key != make_key(q->heap[i].ev))
 			return false;
-		if (i &&
-		    slot_before(&q->heap[i], &q->heap[(i - 1) / SIM_EVQ_ARITY]))
+		if (i && q->heap[i].key < q->heap[(i - 1) / 2].key)
 			return false;
 	}
 	return true;
