@@ -66,13 +66,6 @@ void sim_mem_seal(struct sim_mem *m)
 	m->sealed = true;
 }
 
-bool sim_mem_contains(const struct sim_mem *m, const void *p)
-{
-	const uint8_t *b = p;
-
-	return b >= m->base && b < m->base + m->used;
-}
-
 enum sim_dist sim_mem_dist(const struct sim_mem *m, int a, int b)
 {
 	unsigned int core_a, core_b;
@@ -160,7 +153,10 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 	}
 	if (kind == SIM_RMW)
 		cost += m->cost.atomic_ps;
-	memset(w, 0, m->nwords * sizeof(*w));
+	if (m->nwords == 1)
+		w[0] = 0;
+	else
+		memset(w, 0, m->nwords * sizeof(*w));
 	l->owner_pcpu = pcpu;
 	l->src_pcpu = pcpu;
 	l->busy_until = start + cost;

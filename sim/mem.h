@@ -85,7 +85,13 @@ void sim_mem_destroy(struct sim_mem *m);
 /* Setup only: carve @bytes (zeroed) aligned to @align from the arena. */
 void *sim_mem_alloc(struct sim_mem *m, size_t bytes, size_t align);
 void sim_mem_seal(struct sim_mem *m);
-bool sim_mem_contains(const struct sim_mem *m, const void *p);
+
+static inline bool sim_mem_contains(const struct sim_mem *m, const void *p)
+{
+	const uint8_t *b = p;
+
+	return b >= m->base && b < m->base + m->used;
+}
 
 static inline size_t sim_mem_line_of(const struct sim_mem *m, const void *p)
 {
