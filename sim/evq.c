@@ -40,31 +40,36 @@ void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
 	ev->data = data;
 }
 
-static inline void heap_set(struct sim_evq *q, uint32_t i,
-			    struct sim_evq_slot s)
+static inline __attribute__((always_inline)) void heap_set(
+	struct sim_evq_slot *h, uint32_t i, struct sim_evq_slot s)
 {
-	q->heap[i] = s;
+	h[i] = s;
 	s.ev->heap_idx = i;
 }
 
-static void sift_up(struct sim_evq *q, uint32_t i)
+/* Fill the hole at @i with @s, moving it up past later parents. */
+static inline __attribute__((always_inline)) void sift_up(struct sim_evq *q,
+							  uint32_t i,
+							  struct sim_evq_slot s)
 {
-	struct sim_evq_slot *h = q->heap, s = h[i];
+	struct sim_evq_slot *h = q->heap;
 
 	while (i > 0) {
 		uint32_t parent = (i - 1) / 2;
 
 		if (s.key >= h[parent].key)
 			break;
-		heap_set(q, i, h[parent]);
+		heap_set(h, i, h[parent]);
 		i = parent;
 	}
-	heap_set(q, i, s);
+	heap_set(h, i, s);
 }
 
-static void sift_down(struct sim_evq *q, uint32_t i)
+/* Fill the hole at @i with @s, moving it down past earlier children. */
+static inline __attribute__((always_inline)) void sift_down(
+	struct sim_evq *q, uint32_t i, struct sim_evq_slot s)
 {
-	struct sim_evq_slot *h = q->heap, s = h[i];
+	struct sim_evq_slot *h = q->heap;
 	uint32_t len = q->len;
 
 	for (;;) {
@@ -76,16 +81,16 @@ static void sift_down(struct sim_evq *q, uint32_t i)
 			best++;
 		if (h[best].key >= s.key)
 			break;
-		heap_set(q, i, h[best]);
+		heap_set(h, i, h[best]);
 		i = best;
 	}
-	heap_set(q, i, s);
+	heap_set(h, i, s);
 }
 
 void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
 {
 	uint32_t i = ev->heap_idx;
-	struct sim_event *moved;
+	struct sim_evq_slot last;
 
 	if (i == SIM_EV_IDLE)
 		return;
@@ -94,43 +99,38 @@ void sim_evq_cancel(struct sim_evq *q, struct sim_event *ev)
 	q->len--;
 	if (i == q->len)
 		return;
-	moved = q->heap[q->len].ev;
-	heap_set(q, i, q->heap[q->len]);
-	sift_down(q, i);
-	if (moved->heap_idx == i)
-		sift_up(q, i);
+	last = q->heap[q->len];
+	if (i > 0 && last.key < q->heap[(i - 1) / 2].key)
+		sift_up(q, i, last);
+	else
+		sift_down(q, i, last);
 }
 
 void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 {
 	struct sim_evq_slot s;
 
+	ev->time_ps = t;
+	ev->seq = q->next_seq++;
+	s.key = make_key(ev);
+	s.ev = ev;
 	if (sim_event_queued(ev)) {
 		/* Re-key in place: one sift instead of a removal and an
 		 * insertion (a running cpu re-queues its own event). */
 		uint32_t i = ev->heap_idx;
-		sim_evq_key old = q->heap[i].key;
 
-		ev->time_ps = t;
-		ev->seq = q->next_seq++;
-		q->heap[i].key = make_key(ev);
-		if (q->heap[i].key < old)
-			sift_up(q, i);
+		if (s.key < q->heap[i].key)
+			sift_up(q, i, s);
 		else
-			sift_down(q, i);
+			sift_down(q, i, s);
 		return;
 	}
 	if (q->len == q->cap) {
 		q->cap *= 2;
 		q->heap = g_renew(struct sim_evq_slot, q->heap, q->cap);
 	}
-	ev->time_ps = t;
-	ev->seq = q->next_seq++;
-	s.key = make_key(ev);
-	s.ev = ev;
-	heap_set(q, q->len, s);
 	q->len++;
-	sift_up(q, q->len - 1);
+	sift_up(q, q->len - 1, s);
 }
 
 struct sim_event *sim_evq_pop(struct sim_evq *q)
@@ -142,10 +142,8 @@ struct sim_event *sim_evq_pop(struct sim_evq *q)
 	top = q->heap[0].ev;
 	top->heap_idx = SIM_EV_IDLE;
 	q->len--;
-	if (q->len) {
-		heap_set(q, 0, q->heap[q->len]);
-		sift_down(q, 0);
-	}
+	if (q->len)
+		sift_down(q, 0, q->heap[q->len]);
 	return top;
 }
 
