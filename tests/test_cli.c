@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "tests/testutil.h"
+#include "tools/bench.h"
 
 static char *db_path;
 
@@ -229,6 +230,92 @@ START_TEST(test_scenarios_and_docs)
 }
 END_TEST
 
+/*
+ * qsim bench --compare reads what --json wrote (a file written here by
+ * hand in that format) and compares per simulated second; the figures
+ * below are worked out by hand.  Nothing is timed.
+ */
+START_TEST(test_bench_compare)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-bench-XXXXXX", NULL);
+	g_autofree char *good = g_build_filename(dir, "a.json", NULL);
+	g_autofree char *bad = g_build_filename(dir, "b.json", NULL);
+	g_autofree char *text = NULL, *out = NULL, *err = NULL;
+	g_autoptr(GArray) before =
+		g_array_new(FALSE, TRUE, sizeof(struct bench_row));
+	g_autoptr(GArray) now =
+		g_array_new(FALSE, TRUE, sizeof(struct bench_row));
+	g_autoptr(GError) e = NULL;
+	const struct bench_row *r;
+	size_t len;
+	FILE *f;
+
+	ck_assert(g_file_set_contents(
+		good,
+		"{\n  \"quick\": true,\n  \"event_ns\": 40.0,\n  \"cases\": [\n"
+		"    {\"name\": \"x-1\", \"group\": \"main\", \"sim_s\": "
+		"0.5, \"host_s\": 2.0, \"events\": 1000, \"switches\": 9, "
+		"\"acquisitions\": 70, \"rss_kib\": 1, \"status\": 0},\n"
+		"    {\"name\": \"y-2\", \"group\": \"main\", \"sim_s\": "
+		"1.0, \"host_s\": 3.0, \"events\": 5, \"switches\": 5, "
+		"\"acquisitions\": 2, \"rss_kib\": 1, \"status\": 0}\n  ]\n}\n",
+		-1, NULL));
+	ck_assert(bench_read_json(good, before, &e));
+	ck_assert_uint_eq(before->len, 2);
+	r = &g_array_index(before, struct bench_row, 0);
+	ck_assert_str_eq(r->name, "x-1");
+	ck_assert_double_eq(r->sim_s, 0.5);
+	ck_assert_double_eq(r->host_s, 2.0);
+	ck_assert_uint_eq(r->events, 1000);
+	ck_assert_uint_eq(r->acquisitions, 70);
+
+	/* x-1 was 2.0 / 0.5 = 4 host s per sim s; now 1.0 / 0.5 = 2, the
+	 * same simulation: 0.50x.  y-2 was 3, now 6 with other events:
+	 * 2.00x, changed.  Geometric mean sqrt(0.5 * 2) = 1.00x. */
+	g_array_append_val(now,
+			   ((struct bench_row){"x-1", 0.5, 1.0, 1000, 70}));
+	g_array_append_val(now, ((struct bench_row){"y-2", 1.0, 6.0, 6, 2}));
+	g_array_append_val(now, ((struct bench_row){"z-3", 1.0, 1.0, 1, 1}));
+	f = open_memstream(&text, &len);
+	bench_print_compare(f, before, now);
+	fclose(f);
+	ck_assert_msg(strstr(text, "x-1") && strstr(text, "4.00       2.00"
+							  "    0.50x  same"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "3.00       6.00    2.00x  changed"), "%s",
+		      text);
+	ck_assert_msg(!strstr(text, "z-3"), "%s", text);
+	ck_assert_msg(strstr(text, "geometric mean of 2 ratios: 1.00x"), "%s",
+		      text);
+	ck_assert_msg(strstr(text, "1 of 2 simulate the same"), "%s", text);
+
+	/* A scenario without host_s: the file and line are named. */
+	ck_assert(g_file_set_contents(
+		bad,
+		"{\n  \"cases\": [\n    {\"name\": \"x-1\", \"sim_s\": 1, "
+		"\"events\": 1, \"acquisitions\": 1}\n  ]\n}\n",
+		-1, NULL));
+	g_array_set_size(before, 0);
+	ck_assert(!bench_read_json(bad, before, &e));
+	ck_assert_msg(strstr(e->message, ":3: scenario x-1 has no readable "
+					 "\"host_s\""),
+		      "%s", e->message);
+	ck_assert(strstr(e->message, bad));
+
+	/* The command refuses a bad file before running anything, and a
+	 * repeat count out of range. */
+	ck_assert_int_eq(qsim(&out, &err, "bench", "--compare", bad, NULL), 1);
+	ck_assert_msg(strstr(err, bad), "%s", err);
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "bench", "--repeat", "0", NULL), 1);
+	ck_assert_msg(strstr(err, "allowed 1 to 100"), "%s", err);
+	g_unlink(good);
+	g_unlink(bad);
+	g_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -240,6 +327,7 @@ int main(void)
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);
 	tcase_add_test(tc, test_scenarios_and_docs);
+	tcase_add_test(tc, test_bench_compare);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -5,8 +5,12 @@
  * Host costs are normalised per simulated second, so scenarios shortened
  * for size compare with the rest.
  */
+#include <errno.h>
 #include <glib.h>
+#include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -240,6 +244,155 @@ static GArray *build_cases(bool quick)
 	return a;
 }
 
+/*
+ * Run @c @repeat times and keep the fastest; the runs must agree on every
+ * simulated figure (the simulation is deterministic), else it is a
+ * failure.
+ */
+static bool run_case_best(const struct bench_case *c, unsigned int repeat,
+			  struct bench_fig *f)
+{
+	struct bench_fig g;
+
+	if (!run_case(c, f))
+		return false;
+	for (unsigned int r = 1; r < repeat; r++) {
+		if (!run_case(c, &g))
+			return false;
+		if (g.events != f->events ||
+		    g.acquisitions != f->acquisitions ||
+		    g.switches != f->switches) {
+			fprintf(stderr,
+				"qsim bench: %s: runs differ (%" PRIu64
+				" and %" PRIu64 " events)\n",
+				c->name, f->events, g.events);
+			return false;
+		}
+		if (g.host_s < f->host_s)
+			*f = g;
+	}
+	return true;
+}
+
+/* The smallest of @repeat measurements of @fn. */
+static double best_of(double (*fn)(void), unsigned int repeat)
+{
+	double best = fn();
+
+	for (unsigned int r = 1; r < repeat; r++)
+		best = SIM_MIN(best, fn());
+	return best;
+}
+
+/* The number after "key": on @line, or false. */
+static bool json_number(const char *line, const char *key, double *v)
+{
+	g_autofree char *pat = g_strdup_printf("\"%s\": ", key);
+	const char *p = strstr(line, pat);
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(pat);
+	errno = 0;
+	*v = strtod(p, &end);
+	return end != p && errno == 0 && *v >= 0;
+}
+
+bool bench_read_json(const char *path, GArray *rows, GError **err)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	static const char *const keys[] = {"sim_s", "host_s", "events",
+					   "acquisitions"};
+
+	if (!g_file_get_contents(path, &text, NULL, err))
+		return false;
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i]; i++) {
+		const char *p = strstr(lines[i], "{\"name\": \"");
+		struct bench_row r;
+		double v[G_N_ELEMENTS(keys)];
+		const char *q;
+
+		if (!p)
+			continue;
+		memset(&r, 0, sizeof(r));
+		p += strlen("{\"name\": \"");
+		q = strchr(p, '"');
+		if (!q || q == p || (size_t)(q - p) >= sizeof(r.name)) {
+			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				    "%s:%u: a scenario without a readable name",
+				    path, i + 1);
+			return false;
+		}
+		memcpy(r.name, p, (size_t)(q - p));
+		for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+			if (!json_number(lines[i], keys[k], &v[k])) {
+				g_set_error(err, G_FILE_ERROR,
+					    G_FILE_ERROR_INVAL,
+					    "%s:%u: scenario %s has no "
+					    "readable \"%s\"",
+					    path, i + 1, r.name, keys[k]);
+				return false;
+			}
+		r.sim_s = v[0];
+		r.host_s = v[1];
+		r.events = (uint64_t)v[2];
+		r.acquisitions = (uint64_t)v[3];
+		g_array_append_val(rows, r);
+	}
+	if (!rows->len) {
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: no scenarios (is it a file `qsim bench "
+			    "--json` wrote?)",
+			    path);
+		return false;
+	}
+	return true;
+}
+
+void bench_print_compare(FILE *out, const GArray *before, const GArray *now)
+{
+	double logsum = 0;
+	unsigned int n = 0, same = 0;
+
+	fprintf(out, "%-24s %10s %10s %8s  %s\n", "scenario", "before", "now",
+		"ratio", "simulation");
+	for (guint i = 0; i < now->len; i++) {
+		const struct bench_row *a = NULL,
+				       *b = &g_array_index(now,
+							   struct bench_row, i);
+		double x, y;
+
+		for (guint k = 0; k < before->len && !a; k++)
+			if (!strcmp(g_array_index(before, struct bench_row, k)
+					    .name,
+				    b->name))
+				a = &g_array_index(before, struct bench_row, k);
+		if (!a || a->sim_s <= 0 || b->sim_s <= 0 || a->host_s <= 0 ||
+		    b->host_s <= 0)
+			continue;
+		x = a->host_s / a->sim_s;
+		y = b->host_s / b->sim_s;
+		bool eq = a->sim_s == b->sim_s && a->events == b->events &&
+			  a->acquisitions == b->acquisitions;
+		fprintf(out, "%-24s %10.2f %10.2f %7.2fx  %s\n", b->name, x, y,
+			y / x, eq ? "same" : "changed");
+		logsum += log(y / x);
+		n++;
+		same += eq;
+	}
+	if (!n) {
+		fprintf(out, "(no scenario in both)\n");
+		return;
+	}
+	fprintf(out,
+		"geometric mean of %u ratios: %.2fx (below 1: faster now); "
+		"%u of %u simulate the same\n",
+		n, exp(logsum / n), same, n);
+}
+
 static void json_case(FILE *j, const struct bench_case *c,
 		      const struct bench_fig *f, bool first)
 {
@@ -257,16 +410,31 @@ static void json_case(FILE *j, const struct bench_case *c,
 int bench_main(const struct bench_opts *o, FILE *out)
 {
 	g_autoptr(GArray) cases = build_cases(o->quick);
-	struct bench_fig *figs = g_new0(struct bench_fig, cases->len);
-	double pair = host_lock_pair_ns(), sw = coro_switch_ns();
-	double ev = event_ns();
+	g_autoptr(GArray) before =
+		g_array_new(FALSE, TRUE, sizeof(struct bench_row));
+	g_autoptr(GArray) now =
+		g_array_new(FALSE, TRUE, sizeof(struct bench_row));
+	g_autoptr(GError) err = NULL;
+	unsigned int repeat = o->repeat ? o->repeat : 1;
+	struct bench_fig *figs;
+	double pair, sw, ev;
 	FILE *j = NULL;
 	int rc = 0;
 	double pv64 = -1, ls1 = -1, ls100 = -1;
 	long rss1024 = 0;
 
-	fprintf(out, "qsim bench (%s; coroutines %s)\n",
-		o->quick ? "quick" : "full", sim_coro_impl());
+	/* A bad file to compare with fails before the long runs. */
+	if (o->compare && !bench_read_json(o->compare, before, &err)) {
+		fprintf(stderr, "qsim bench: --compare: %s\n", err->message);
+		return 1;
+	}
+	figs = g_new0(struct bench_fig, cases->len);
+	pair = best_of(host_lock_pair_ns, repeat);
+	sw = best_of(coro_switch_ns, repeat);
+	ev = best_of(event_ns, repeat);
+	fprintf(out, "qsim bench (%s; coroutines %s; %s)\n",
+		o->quick ? "quick" : "full", sim_coro_impl(),
+		repeat > 1 ? "fastest of several runs each" : "one run each");
 	fprintf(out,
 		"reference: host lock/unlock pair %.2f ns; coroutine switch "
 		"%.2f ns; engine event with switch %.2f ns\n\n",
@@ -281,7 +449,7 @@ int bench_main(const struct bench_opts *o, FILE *out)
 
 		if (o->only && !strstr(c->name, o->only))
 			continue;
-		if (!run_case(c, f)) {
+		if (!run_case_best(c, repeat, f)) {
 			fprintf(out, "%-24s failed\n", c->name);
 			rc = 3;
 			continue;
@@ -306,6 +474,17 @@ int bench_main(const struct bench_opts *o, FILE *out)
 			ls100 = f->host_s / (double)f->acquisitions;
 		if (c->vcpus == 1024 && f->rss_kib > rss1024)
 			rss1024 = f->rss_kib;
+		if (!f->status) {
+			struct bench_row r = {
+				.sim_s = f->sim_s,
+				.host_s = f->host_s,
+				.events = f->events,
+				.acquisitions = f->acquisitions,
+			};
+
+			g_strlcpy(r.name, c->name, sizeof(r.name));
+			g_array_append_val(now, r);
+		}
 	}
 
 	/* The scaling tables, from the runs above. */
@@ -363,6 +542,14 @@ int bench_main(const struct bench_opts *o, FILE *out)
 			"  long spin (100 us sections) within 1.5x of 1 us per "
 			"acquisition: %.2fx  %s\n",
 			ls100 / ls1, ls100 / ls1 <= 1.5 ? "met" : "NOT met");
+
+	if (o->compare) {
+		fprintf(out,
+			"\ncompared with %s (host seconds per simulated "
+			"second):\n",
+			o->compare);
+		bench_print_compare(out, before, now);
+	}
 
 	if (o->json) {
 		j = fopen(o->json, "w");

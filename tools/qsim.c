@@ -41,7 +41,8 @@ static void usage(FILE *out)
 		"[--out DIR]\n"
 		"        many short adversarial runs; stops at the first "
 		"violation with its replay command\n"
-		"  bench [--quick] [--json FILE] [--only TEXT]\n"
+		"  bench [--quick] [--json FILE] [--only TEXT] [--repeat N]\n"
+		"        [--compare FILE]\n"
 		"        the benchmark (docs/performance.md); not a test\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
@@ -434,8 +435,9 @@ static int cmd_torture(int argc, char **argv)
 
 static int cmd_bench(int argc, char **argv)
 {
-	g_autofree char *json = NULL, *only = NULL;
+	g_autofree char *json = NULL, *only = NULL, *compare = NULL;
 	gboolean quick = FALSE;
+	gint repeat = 1;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
 	g_autoptr(GError) err = NULL;
 	GOptionEntry entries[] = {
@@ -445,6 +447,10 @@ static int cmd_bench(int argc, char **argv)
 		 "also write the table as JSON", "FILE"},
 		{"only", 0, 0, G_OPTION_ARG_STRING, &only,
 		 "run only scenarios whose name contains TEXT", "TEXT"},
+		{"repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
+		 "run each scenario N times (1-100) and keep the fastest", "N"},
+		{"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
+		 "compare with an earlier --json FILE", "FILE"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	struct bench_opts o;
@@ -455,9 +461,18 @@ static int cmd_bench(int argc, char **argv)
 			err ? err->message : "unexpected argument");
 		return EXIT_INPUT;
 	}
+	if (repeat < 1 || repeat > 100) {
+		fprintf(stderr,
+			"qsim bench: --repeat %d: allowed 1 to 100 runs per "
+			"scenario\n",
+			repeat);
+		return EXIT_INPUT;
+	}
 	o.quick = quick;
 	o.json = json;
 	o.only = only;
+	o.repeat = (unsigned int)repeat;
+	o.compare = compare;
 	return bench_main(&o, stdout);
 }
 
