@@ -10,58 +10,15 @@
 #include "locks/qspinlock.h"
 #include "tests/testutil.h"
 
-enum op {
-	OP_END,
-	OP_WORK,   /* a = ps */
-	OP_LOCK,   /* lock a */
-	OP_UNLOCK, /* unlock a */
-	OP_ORDER,  /* record our acquisition order */
-	OP_HASHTEST,
-};
+static struct tu_rig R;
 
-struct step {
-	enum op op;
-	long a;
-};
-
-struct script {
-	const struct step *steps;
-	int order;
-};
-
-static struct sim S;
-static struct hv H;
-static const struct lk_ops *OPS;
-static struct qspinlock *LOCKS[32];
-static int order_next;
+#define LOCK(i) ((struct qspinlock *)R.locks[i])
 
 static void hash_reference_test(void);
 
-static void script_main(struct sim_cpu *c, void *arg)
+static void call_hash_test(struct tu_rig *r, struct sim_cpu *c, long a)
 {
-	struct script *sc = arg;
-
-	for (const struct step *s = sc->steps; s->op != OP_END; s++) {
-		switch (s->op) {
-		case OP_WORK:
-			sim_cpu_work(c, (sim_time_t)s->a);
-			break;
-		case OP_LOCK:
-			OPS->lock(LOCKS[s->a]);
-			break;
-		case OP_UNLOCK:
-			OPS->unlock(LOCKS[s->a]);
-			break;
-		case OP_ORDER:
-			sc->order = order_next++;
-			break;
-		case OP_HASHTEST:
-			hash_reference_test();
-			break;
-		case OP_END:
-			break;
-		}
-	}
+	hash_reference_test();
 }
 
 struct probe {
@@ -73,95 +30,58 @@ struct probe {
 static void probe_ev(struct sim_event *ev)
 {
 	struct probe *p = ev->data;
-	struct qs_guest *g = H.parts[0]->guest;
+	struct qs_guest *g = R.h.parts[0]->guest;
 	u32 size = 1U << g->pv_lock_hash_bits;
 
-	p->word = (u32)LOCKS[0]->val.counter;
+	p->word = (u32)LOCK(0)->val.counter;
 	p->hashed = false;
 	for (u32 i = 0; i < size; i++)
-		if (g->pv_lock_hash[i].lock == LOCKS[0])
+		if (g->pv_lock_hash[i].lock == LOCK(0))
 			p->hashed = true;
 }
 
 static void setup(const char *lock, const char *mapping, unsigned int npcpus,
-		  struct script *sc, unsigned int n, unsigned int nlocks)
+		  struct tu_script *sc, unsigned int n, unsigned int nlocks)
 {
-	struct sim_topo topo = {4, 20, npcpus};
-	struct hv_params hp = {
-		.policy = "rr",
-		.npcpus = npcpus,
-		.slice_ps = 10 * SIM_MS,
-		.dispatch_latency_ps = 2 * SIM_US,
-		.hcall_ps = 500 * SIM_NS,
-		.wake_latency_ps = 5 * SIM_US,
-	};
-	struct lk_params lp = {
-		.spin_threshold = 64,
-		.pending_loops = 512,
-		.pv_mapping = lk_pv_mapping_parse(mapping),
-		.line_bytes = 128,
-		.page_bytes = 65536,
-	};
-	void *args[16];
-	void *g;
+	struct hv_params hp = tu_hv_params(npcpus);
+	struct lk_params lp = tu_lk_params();
 
-	OPS = lk_find(lock);
-	order_next = 0;
-	for (unsigned int i = 0; i < n; i++)
-		args[i] = &sc[i];
-	sim_init(&S, 8 << 20, 128, &tu_cost, &topo, 64 << 10);
-	hv_init(&H, &S, &hp, 1);
-	for (unsigned int i = 0; i < nlocks; i++)
-		LOCKS[i] = sim_mem_alloc(&S.mem, sizeof(struct qspinlock), 128);
-	hv_partition_add(&H, n, true, script_main, args);
-	g = sim_mem_alloc(&S.mem, OPS->global_size(&lp, n), 128);
-	OPS->global_init(g, &lp, n);
-	H.parts[0]->guest = g;
-	sim_mem_seal(&S.mem);
-	for (unsigned int i = 0; i < nlocks; i++)
-		OPS->init(LOCKS[i]);
-	hv_start(&H, 0);
+	lp.spin_threshold = 64;
+	lp.pending_loops = 512;
+	lp.pv_mapping = lk_pv_mapping_parse(mapping);
+	tu_rig_init(&R, &hp, lock, &lp, true, sc, n, nlocks);
+	R.call = call_hash_test;
+	tu_rig_start(&R);
 }
 
 static void probe_at(struct probe *p, sim_time_t t)
 {
-	sim_event_init(&p->ev, probe_ev, p, SIM_PRIO_CHECK);
-	sim_schedule(&S, &p->ev, t);
+	tu_rig_at(&R, &p->ev, probe_ev, p, t);
 }
 
 static uint64_t events(enum lock_event e)
 {
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < S.ncpus; i++)
-		n += S.cpus[i]->counters[e];
-	return n;
+	return tu_rig_events(&R, e);
 }
-
-static void teardown(void)
-{
-	hv_destroy(&H);
-	sim_destroy(&S);
-}
-
-#define US(x) ((long)((x)*SIM_US))
 
 /* Native: fast path, pending path, queue path, claim. */
 START_TEST(test_native_transitions)
 {
-	static const struct step s0[] = {
-		{OP_LOCK, 0}, {OP_WORK, US(10)}, {OP_UNLOCK, 0}, {OP_END, 0}};
-	static const struct step s1[] = {{OP_WORK, US(1)},
-					 {OP_LOCK, 0},
-					 {OP_WORK, US(10)},
-					 {OP_UNLOCK, 0},
-					 {OP_END, 0}};
-	static const struct step s2[] = {{OP_WORK, US(3)},
-					 {OP_LOCK, 0},
-					 {OP_WORK, US(10)},
-					 {OP_UNLOCK, 0},
-					 {OP_END, 0}};
-	struct script sc[3] = {{s0, 0}, {s1, 0}, {s2, 0}};
+	static const struct tu_step s0[] = {{TU_LOCK, 0},
+					    {TU_WORK, TU_US(10)},
+					    {TU_UNLOCK, 0},
+					    {TU_END, 0}};
+	static const struct tu_step s1[] = {{TU_WORK, TU_US(1)},
+					    {TU_LOCK, 0},
+					    {TU_WORK, TU_US(10)},
+					    {TU_UNLOCK, 0},
+					    {TU_END, 0}};
+	static const struct tu_step s2[] = {{TU_WORK, TU_US(3)},
+					    {TU_LOCK, 0},
+					    {TU_WORK, TU_US(10)},
+					    {TU_UNLOCK, 0},
+					    {TU_END, 0}};
+	struct tu_script sc[3] = {{.steps = s0}, {.steps = s1}, {.steps = s2}};
 	struct probe p[6];
 	static const double at_us[6] = {2.5, 4, 6, 13, 30, 40};
 	static const u32 want[6] = {
@@ -176,41 +96,42 @@ START_TEST(test_native_transitions)
 	setup("qspinlock", "kvm", 4, sc, 3, 1);
 	for (int i = 0; i < 6; i++)
 		probe_at(&p[i], (sim_time_t)(at_us[i] * SIM_US) + 1);
-	sim_run(&S, 100 * SIM_US);
+	sim_run(&R.s, 100 * SIM_US);
 	for (int i = 0; i < 6; i++)
 		ck_assert_msg(p[i].word == want[i], "probe %d: %#x, want %#x",
 			      i, p[i].word, want[i]);
 	ck_assert_uint_eq(events(LOCKEVENT_lock_pending), 1);
 	ck_assert_uint_eq(events(LOCKEVENT_lock_slowpath), 1);
-	teardown();
+	tu_rig_destroy(&R);
 }
 END_TEST
 
 /* Queued waiters get the lock in arrival order. */
 START_TEST(test_native_fifo)
 {
-	static struct step st[8][6];
-	struct script sc[8];
+	static struct tu_step st[8][6];
+	struct tu_script sc[8];
 
 	for (int i = 0; i < 8; i++) {
 		int k = 0;
 
-		st[i][k++] = (struct step){OP_WORK, US(10 * i + 1)};
-		st[i][k++] = (struct step){OP_LOCK, 0};
-		st[i][k++] = (struct step){OP_ORDER, 0};
-		st[i][k++] = (struct step){OP_WORK, i ? US(5) : US(100)};
-		st[i][k++] = (struct step){OP_UNLOCK, 0};
-		st[i][k++] = (struct step){OP_END, 0};
+		st[i][k++] = (struct tu_step){TU_WORK, TU_US(10 * i + 1)};
+		st[i][k++] = (struct tu_step){TU_LOCK, 0};
+		st[i][k++] = (struct tu_step){TU_ORDER, 0};
+		st[i][k++] =
+			(struct tu_step){TU_WORK, i ? TU_US(5) : TU_US(100)};
+		st[i][k++] = (struct tu_step){TU_UNLOCK, 0};
+		st[i][k++] = (struct tu_step){TU_END, 0};
 		sc[i].steps = st[i];
 	}
 	setup("qspinlock", "kvm", 8, sc, 8, 1);
-	sim_run(&S, SIM_MS);
+	sim_run(&R.s, SIM_MS);
 	for (int i = 0; i < 8; i++)
 		ck_assert_int_eq(sc[i].order, i);
 	ck_assert_uint_eq(events(LOCKEVENT_lock_pending), 1);
 	ck_assert_uint_eq(events(LOCKEVENT_lock_slowpath), 6);
-	ck_assert_uint_eq((u32)LOCKS[0]->val.counter, 0);
-	teardown();
+	ck_assert_uint_eq((u32)LOCK(0)->val.counter, 0);
+	tu_rig_destroy(&R);
 }
 END_TEST
 
@@ -221,21 +142,23 @@ END_TEST
  */
 START_TEST(test_pv_head_sleeps_and_is_kicked)
 {
-	static const struct step s0[] = {
-		{OP_LOCK, 0}, {OP_WORK, US(50)}, {OP_UNLOCK, 0}, {OP_END, 0}};
-	static const struct step s1[] = {{OP_WORK, US(1)},
-					 {OP_LOCK, 0},
-					 {OP_WORK, US(5)},
-					 {OP_UNLOCK, 0},
-					 {OP_END, 0}};
-	struct script sc[2] = {{s0, 0}, {s1, 0}};
+	static const struct tu_step s0[] = {{TU_LOCK, 0},
+					    {TU_WORK, TU_US(50)},
+					    {TU_UNLOCK, 0},
+					    {TU_END, 0}};
+	static const struct tu_step s1[] = {{TU_WORK, TU_US(1)},
+					    {TU_LOCK, 0},
+					    {TU_WORK, TU_US(5)},
+					    {TU_UNLOCK, 0},
+					    {TU_END, 0}};
+	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
 	struct probe p[3];
 
 	setup("pv_qspinlock", "kvm", 2, sc, 2, 1);
 	probe_at(&p[0], 20 * SIM_US);
 	probe_at(&p[1], 62 * SIM_US);
 	probe_at(&p[2], 100 * SIM_US);
-	sim_run(&S, 200 * SIM_US);
+	sim_run(&R.s, 200 * SIM_US);
 	/* (c1,0,3): queued head, hashed, halted. */
 	ck_assert_uint_eq(p[0].word, 0x00080003);
 	ck_assert(p[0].hashed);
@@ -247,9 +170,9 @@ START_TEST(test_pv_head_sleeps_and_is_kicked)
 	ck_assert_uint_eq(events(LOCKEVENT_pv_kick_unlock), 1);
 	ck_assert_uint_eq(events(LOCKEVENT_pv_kick_wake), 1);
 	ck_assert_uint_eq(events(LOCKEVENT_pv_hash_hops), 1);
-	ck_assert_uint_eq(H.vcpus[1]->st.halts, 1);
-	ck_assert_uint_eq(H.vcpus[0]->st.kicks, 1);
-	teardown();
+	ck_assert_uint_eq(R.h.vcpus[1]->st.halts, 1);
+	ck_assert_uint_eq(R.h.vcpus[0]->st.kicks, 1);
+	tu_rig_destroy(&R);
 }
 END_TEST
 
@@ -269,7 +192,7 @@ static void hash_reference_test(void)
 
 	hash_hops_expected = 0;
 	for (int i = 0; i < 32; i++) {
-		uint64_t off = sim_mem_offset(&S.mem, LOCKS[i]);
+		uint64_t off = sim_mem_offset(&R.s.mem, R.locks[i]);
 		u32 b = (u32)((off * 0x61C8864680B583EBULL) >> (64 - bits)) &
 			~7U;
 		int hops = 1;
@@ -278,10 +201,10 @@ static void hash_reference_test(void)
 			hops++;
 		used[(b + (u32)hops - 1) & (size - 1)] = true;
 		hash_hops_expected += hops;
-		ck_assert_ptr_eq(*pv_hash(LOCKS[i], &nodes[i % 4]), LOCKS[i]);
+		ck_assert_ptr_eq(*pv_hash(LOCK(i), &nodes[i % 4]), LOCK(i));
 	}
 	for (int i = 31; i >= 0; i--)
-		ck_assert_ptr_eq(pv_unhash(LOCKS[i]), &nodes[i % 4]);
+		ck_assert_ptr_eq(pv_unhash(LOCK(i)), &nodes[i % 4]);
 	for (u32 i = 0; i < size; i++)
 		ck_assert_ptr_null(g->pv_lock_hash[i].lock);
 	g_free(used);
@@ -289,20 +212,20 @@ static void hash_reference_test(void)
 
 START_TEST(test_pv_hash_table)
 {
-	static const struct step s0[] = {{OP_HASHTEST, 0}, {OP_END, 0}};
-	struct script sc[1] = {{s0, 0}};
+	static const struct tu_step s0[] = {{TU_CALL, 0}, {TU_END, 0}};
+	struct tu_script sc[1] = {{.steps = s0}};
 	struct qs_guest *g;
 
 	setup("pv_qspinlock", "kvm", 1, sc, 1, 32);
-	g = H.parts[0]->guest;
+	g = R.h.parts[0]->guest;
 	/* max(4 * 1 CPU rounded to a line, 64 KiB page / 16) = 4096. */
 	ck_assert_uint_eq(g->pv_lock_hash_bits, 12);
-	sim_run(&S, SIM_MS);
-	ck_assert_int_eq(S.cpus[0]->state, SIM_CPU_DONE);
+	sim_run(&R.s, SIM_MS);
+	ck_assert_int_eq(R.s.cpus[0]->state, SIM_CPU_DONE);
 	ck_assert_int_ge(hash_hops_expected, 32);
 	ck_assert_uint_eq(events(LOCKEVENT_pv_hash_hops),
 			  (uint64_t)hash_hops_expected);
-	teardown();
+	tu_rig_destroy(&R);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "locks/lock.h"
+#include "qsim_kernel.h"
 #include "tests/testutil.h"
 
 const struct sim_cost tu_cost = {
@@ -119,4 +120,148 @@ void tu_validate(const struct lk_ops *ops, unsigned int pcpus,
 out:
 	qsim_results_clear(&res);
 	cfg_free(cfg);
+}
+
+/* --- scripted guests --- */
+
+struct hv_params tu_hv_params(unsigned int npcpus)
+{
+	struct hv_params p = {
+		.policy = "rr",
+		.npcpus = npcpus,
+		.window_ps = 10 * SIM_MS,
+		.slice_ps = 10 * SIM_MS,
+		.dispatch_latency_ps = 2 * SIM_US,
+		.hcall_ps = 500 * SIM_NS,
+		.wake_latency_ps = 5 * SIM_US,
+	};
+
+	return p;
+}
+
+struct lk_params tu_lk_params(void)
+{
+	struct lk_params p = {.line_bytes = 128, .page_bytes = 65536};
+
+	return p;
+}
+
+static void tu_script_main(struct sim_cpu *c, void *arg)
+{
+	struct tu_script *sc = arg;
+	struct tu_rig *r = sc->rig;
+
+	for (const struct tu_step *s = sc->steps; s->op != TU_END; s++) {
+		switch (s->op) {
+		case TU_WORK:
+			sim_cpu_work(c, (sim_time_t)s->a);
+			break;
+		case TU_LOCK:
+			r->ops->lock(r->locks[s->a]);
+			break;
+		case TU_UNLOCK:
+			r->ops->unlock(r->locks[s->a]);
+			break;
+		case TU_RLOCK:
+			r->ops->read_lock(r->locks[s->a]);
+			break;
+		case TU_RUNLOCK:
+			r->ops->read_unlock(r->locks[s->a]);
+			break;
+		case TU_MARK:
+			sim_cpu_sync(c);
+			sc->marks[s->a] = c->now_ps;
+			break;
+		case TU_ORDER:
+			sc->order = r->order_next++;
+			break;
+		case TU_CEDE:
+			plpar_hcall_norets(H_CEDE);
+			break;
+		case TU_PROD:
+			prod_cpu((int)s->a);
+			break;
+		case TU_CONFER:
+			yield_to_preempted((int)s->a,
+					   s->b < 0 ? yield_count_of((int)s->a)
+						    : (u32)s->b);
+			break;
+		case TU_YC:
+			sc->marks[s->b] = yield_count_of((int)s->a);
+			break;
+		case TU_CALL:
+			r->call(r, c, s->a);
+			break;
+		case TU_END:
+			break;
+		}
+	}
+}
+
+void tu_rig_init(struct tu_rig *r, const struct hv_params *hp, const char *lock,
+		 const struct lk_params *lp, bool shared, struct tu_script *sc,
+		 unsigned int n, unsigned int nlocks)
+{
+	struct sim_topo topo = {4, 20, hp->npcpus};
+	struct lk_params dflt = tu_lk_params();
+	void *args[64];
+
+	ck_assert_uint_le(n, G_N_ELEMENTS(args));
+	ck_assert_uint_le(nlocks, G_N_ELEMENTS(r->locks));
+	memset(r, 0, sizeof(*r));
+	r->ops = lock ? lk_find(lock) : NULL;
+	ck_assert(!lock || r->ops);
+	r->nlocks = nlocks;
+	for (unsigned int i = 0; i < n; i++) {
+		sc[i].rig = r;
+		args[i] = &sc[i];
+	}
+	sim_init(&r->s, 8 << 20, 128, &tu_cost, &topo, 64 << 10);
+	hv_init(&r->h, &r->s, hp, 1);
+	/* Arena order (it decides which lines things share): the locks,
+	 * the partition's lppacas, the guest's globals. */
+	for (unsigned int i = 0; i < nlocks; i++)
+		r->locks[i] = sim_mem_alloc(&r->s.mem, r->ops->size, 128);
+	hv_partition_add(&r->h, n, shared, tu_script_main, args);
+	if (r->ops && r->ops->global_size) {
+		void *g;
+
+		if (!lp)
+			lp = &dflt;
+		g = sim_mem_alloc(&r->s.mem, r->ops->global_size(lp, n), 128);
+		r->ops->global_init(g, lp, n);
+		r->h.parts[0]->guest = g;
+	}
+}
+
+void tu_rig_start(struct tu_rig *r)
+{
+	sim_mem_seal(&r->s.mem);
+	for (unsigned int i = 0; i < r->nlocks; i++)
+		r->ops->init(r->locks[i]);
+	hv_start(&r->h, 0);
+}
+
+void tu_rig_destroy(struct tu_rig *r)
+{
+	if (r->ops && r->ops->global_fini && r->h.parts[0]->guest)
+		r->ops->global_fini(r->h.parts[0]->guest);
+	hv_destroy(&r->h);
+	sim_destroy(&r->s);
+}
+
+void tu_rig_at(struct tu_rig *r, struct sim_event *ev, sim_event_fn fn,
+	       void *data, sim_time_t t)
+{
+	sim_event_init(ev, fn, data, SIM_PRIO_CHECK);
+	sim_schedule(&r->s, ev, t);
+}
+
+uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < r->s.ncpus; i++)
+		n += r->s.cpus[i]->counters[e];
+	return n;
 }

@@ -7,6 +7,9 @@
 
 #include <check.h>
 
+#include "hypervisor/hv.h"
+#include "locks/lock.h"
+#include "sim/engine.h"
 #include "tools/config.h"
 #include "tools/model.h"
 
@@ -35,5 +38,77 @@ char *tu_scenario(const char *lock, unsigned int vcpus, unsigned int pcpus,
 struct lk_ops;
 void tu_validate(const struct lk_ops *ops, unsigned int pcpus,
 		 const char *override1, const char *override2);
+
+/*
+ * Scripted guests, for schedules built by hand: each vCPU of one
+ * partition runs a list of steps, on a bare engine and hypervisor (no
+ * workload), so a test can derive every time and every lock word itself.
+ */
+enum tu_op {
+	TU_END,
+	TU_WORK,    /* compute a ps */
+	TU_LOCK,    /* lock (write_lock) locks[a] */
+	TU_UNLOCK,  /* unlock (write_unlock) locks[a] */
+	TU_RLOCK,   /* read_lock locks[a] */
+	TU_RUNLOCK, /* read_unlock locks[a] */
+	TU_MARK,    /* marks[a] = the time, after a sync */
+	TU_ORDER,   /* order = the rig's next number (acquisition order) */
+	TU_CEDE,    /* H_CEDE */
+	TU_PROD,    /* H_PROD vCPU a */
+	TU_CONFER,  /* H_CONFER to vCPU a with count b, or b < 0: read it */
+	TU_YC,	    /* marks[b] = yield_count_of(a) */
+	TU_CALL,    /* the rig's call(a) */
+};
+
+struct tu_step {
+	enum tu_op op;
+	long a, b;
+};
+
+#define TU_US(x) ((long)((x)*SIM_US))
+
+struct tu_rig;
+
+struct tu_script {
+	const struct tu_step *steps;
+	uint64_t marks[8];
+	int order;
+	struct tu_rig *rig; /* set by tu_rig_init */
+};
+
+struct tu_rig {
+	struct sim s;
+	struct hv h;
+	const struct lk_ops *ops; /* NULL: no lock */
+	void *locks[32];
+	unsigned int nlocks;
+	int order_next;
+	/* What TU_CALL runs on the vCPU (a test's own step). */
+	void (*call)(struct tu_rig *r, struct sim_cpu *c, long a);
+};
+
+/* The dispatcher of the hand-derived tests: rr, slice and window 10 ms,
+ * dispatch latency 2 us, hcalls 500 ns, wake latency 5 us. */
+struct hv_params tu_hv_params(unsigned int npcpus);
+/* 128-byte lines, 64 KiB pages, everything else zero. */
+struct lk_params tu_lk_params(void);
+
+/*
+ * Build @r: @n vCPUs running @sc (shared processors if @shared) under @hp,
+ * and @nlocks locks of type @lock (NULL: none) with its guest globals
+ * from @lp (NULL: tu_lk_params()).  The caller may adjust the partition
+ * (r->h.parts[0]) before tu_rig_start seals memory, initialises the
+ * locks and starts dispatching at time 0.
+ */
+void tu_rig_init(struct tu_rig *r, const struct hv_params *hp, const char *lock,
+		 const struct lk_params *lp, bool shared, struct tu_script *sc,
+		 unsigned int n, unsigned int nlocks);
+void tu_rig_start(struct tu_rig *r);
+void tu_rig_destroy(struct tu_rig *r);
+/* Run @fn(@ev) at @t, after the cpus of that time (a probe). */
+void tu_rig_at(struct tu_rig *r, struct sim_event *ev, sim_event_fn fn,
+	       void *data, sim_time_t t);
+/* The sum over all vCPUs of lock event counter @e. */
+uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e);
 
 #endif
