@@ -96,7 +96,6 @@ struct sim_wait {
 	size_t lines[SIM_WAIT_MAX_LINES];
 	uint64_t versions[SIM_WAIT_MAX_LINES];
 	sim_time_t offs[SIM_WAIT_MAX_LINES]; /* first read, from its start */
-	struct sim_watch watch[SIM_WAIT_MAX_LINES];
 	unsigned int nwatch;
 	sim_time_t grid0_ps;  /* time of the next evaluation */
 	sim_time_t period_ps; /* cost of one failed iteration */
@@ -107,32 +106,34 @@ struct sim_wait {
 	unsigned int fold_normal;
 	sim_time_t fold_extra_ps;
 	uint64_t result; /* evaluations left when woken */
+	struct sim_watch watch[SIM_WAIT_MAX_LINES];
 };
 
 typedef void (*sim_cpu_fn)(struct sim_cpu *cpu, void *arg);
 
+/* What every event touches comes first (the fewest cache lines). */
 struct sim_cpu {
 	struct sim *sim;
-	unsigned int id;
 	struct sim_coro *co;
-	sim_cpu_fn fn;
-	void *arg;
+	void *owner;	/* the hypervisor's vCPU */
+	void *workload; /* the workload's per-vCPU state */
 	enum sim_run_state state;
 	bool dispatched;
 	int pcpu; /* physical CPU (cost model), last one when stopped */
+	unsigned int id;
+	enum sim_acct acct_state;
 	sim_time_t now_ps;
 	sim_time_t access_ps; /* when the latest access took effect */
 	sim_time_t carry_ps;  /* work left over when undispatched */
-	struct sim_event ev;  /* resume, or wait timeout */
-	uint64_t resume_seq;  /* ev's sequence when it last resumed us */
-	struct sim_wait wait;
-	void *owner;	/* the hypervisor's vCPU */
-	void *workload; /* the workload's per-vCPU state */
-	enum sim_acct acct_state;
 	sim_time_t acct_since;
-	sim_time_t sleep_since; /* undispatched idle since; NEVER otherwise */
+	struct sim_event ev; /* resume, or wait timeout */
+	uint64_t resume_seq; /* ev's sequence when it last resumed us */
 	sim_time_t acct_ps[SIM_ACCT_NR];
-	uint64_t wakeups; /* spin waits ended by a write */
+	sim_time_t sleep_since; /* undispatched idle since; NEVER otherwise */
+	uint64_t wakeups;	/* spin waits ended by a write */
+	struct sim_wait wait;
+	sim_cpu_fn fn;
+	void *arg;
 	/* Event counters; the lock layer names the slots (lock_events.h). */
 	uint64_t counters[SIM_CPU_COUNTERS];
 };
