@@ -21,6 +21,7 @@ enum lk_pv_mapping {
 	LK_PV_SPLPAR_CEDE,	 /* H_CEDE until prodded; H_PROD */
 	LK_PV_KVM,		 /* halt until kicked; kick hypercall */
 };
+#define LK_PV_NR (LK_PV_KVM + 1)
 
 /* Which early-wait test a queued pv waiter applies every 256 spins. */
 enum lk_wait_early {
@@ -128,8 +129,10 @@ extern const struct lk_ops lk_busted_ops;
 void ticket_unlock(void *lock);
 bool ticket_trylock(void *lock);
 
+/* The mapping's name, "?" for none (m >= LK_PV_NR). */
 const char *lk_pv_mapping_name(enum lk_pv_mapping m);
-/* The inverse; the name must be valid (config validated it). */
+/* The inverse; the name must be valid (lk_pv_mapping_valid). */
 enum lk_pv_mapping lk_pv_mapping_parse(const char *name);
+bool lk_pv_mapping_valid(const char *name);
 
 #endif

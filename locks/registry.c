@@ -78,12 +78,24 @@ const char *lk_pv_mapping_name(enum lk_pv_mapping m)
 	return "?";
 }
 
-enum lk_pv_mapping lk_pv_mapping_parse(const char *name)
+static int mapping_index(const char *name)
 {
-	for (int m = LK_PV_SPLPAR_UNDIRECTED; m <= LK_PV_KVM; m++)
+	for (int m = 0; m < LK_PV_NR; m++)
 		if (strcmp(lk_pv_mapping_name((enum lk_pv_mapping)m), name) ==
 		    0)
-			return (enum lk_pv_mapping)m;
-	QSIM_BUG_ON(1, "unknown pv mapping %s", name);
-	return LK_PV_SPLPAR_UNDIRECTED;
+			return m;
+	return -1;
+}
+
+bool lk_pv_mapping_valid(const char *name)
+{
+	return mapping_index(name) >= 0;
+}
+
+enum lk_pv_mapping lk_pv_mapping_parse(const char *name)
+{
+	int m = mapping_index(name);
+
+	QSIM_BUG_ON(m < 0, "unknown pv mapping %s", name);
+	return (enum lk_pv_mapping)m;
 }

@@ -109,10 +109,7 @@ static const char *choice_workload(unsigned int i)
 
 static const char *choice_mapping(unsigned int i)
 {
-	static const char *const m[] = {"splpar-undirected", "splpar-directed",
-					"splpar-cede", "kvm", NULL};
-
-	return m[i];
+	return i < LK_PV_NR ? lk_pv_mapping_name((enum lk_pv_mapping)i) : NULL;
 }
 
 static const char *choice_wait_early(unsigned int i)

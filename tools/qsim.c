@@ -283,14 +283,6 @@ static int cmd_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static bool valid_choice(const char *v, const char *const *choices)
-{
-	for (; *choices; choices++)
-		if (strcmp(v, *choices) == 0)
-			return true;
-	return false;
-}
-
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -301,9 +293,6 @@ static int cmd_torture(int argc, char **argv)
 	g_autoptr(GError) err = NULL;
 	struct torture_opts o = {0};
 	struct torture_result res;
-	static const char *const mappings[] = {"splpar-undirected",
-					       "splpar-directed", "splpar-cede",
-					       "kvm", NULL};
 	GOptionEntry entries[] = {
 		{"lock", 0, 0, G_OPTION_ARG_STRING, &lock,
 		 "lock to torture (default pv_qspinlock)", "NAME"},
@@ -343,7 +332,7 @@ static int cmd_torture(int argc, char **argv)
 			lock);
 		return EXIT_INPUT;
 	}
-	if (mapping && !valid_choice(mapping, mappings)) {
+	if (mapping && !lk_pv_mapping_valid(mapping)) {
 		fprintf(stderr,
 			"qsim torture: --mapping '%s': one of "
 			"splpar-undirected, "

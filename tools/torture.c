@@ -17,9 +17,6 @@
 
 #define TORTURE_RNG_KIND 0x7047
 
-static const char *const mappings[] = {"splpar-undirected", "splpar-directed",
-				       "splpar-cede", "kvm"};
-
 static uint64_t pick(struct sim_rng *r, uint64_t lo, uint64_t hi)
 {
 	return lo + sim_rng_below(r, hi - lo + 1);
@@ -50,7 +47,11 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	 */
 	pcpus = (unsigned int)pick(&r, 2, 4);
 	vcpus = (unsigned int)pick(&r, pcpus + 1, 3 * pcpus);
-	mapping = o->mapping ? o->mapping : mappings[sim_rng_below(&r, 4)];
+	mapping =
+		o->mapping
+			? o->mapping
+			: lk_pv_mapping_name((enum lk_pv_mapping)sim_rng_below(
+				  &r, LK_PV_NR));
 	g_string_append_printf(s,
 			       "# qsim torture scenario, seed %" PRIu64 "\n"
 			       "[run]\nduration = 50ms\nwarmup = 0ns\n"
