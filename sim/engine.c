@@ -97,14 +97,35 @@ static void cpu_enter(struct sim *s, struct sim_cpu *c, struct sim_event *ev)
 }
 
 /*
- * The running cpu gives up the host CPU.  The engine loop's work is done
- * right here, on this cpu's stack, for as long as it can be: events that
- * are not cpu resumes (the hypervisor's, the checks) run in place; the
- * first cpu resume switches straight to that cpu (one coroutine switch
- * instead of two through the loop), or, when it is this cpu's own,
- * carries on with no switch at all.  Only the end of the run, a stop, or
- * an empty queue goes back to the loop.  The order of events is the
- * loop's (sim_run) exactly.
+ * The engine loop: run events in order up to the first cpu resume, and
+ * return that (its time is now the global time); NULL at the end of the
+ * run, a stop, or an empty queue.  A cpu's resume event stays queued while
+ * the cpu runs, so that its yield re-keys it in place (sim_evq_horizon
+ * skips it); every other event leaves the queue before it runs.
+ */
+static struct sim_event *run_to_cpu_event(struct sim *s)
+{
+	struct sim_event *next;
+
+	while (!s->stop && (next = sim_evq_peek(&s->q)) &&
+	       next->time_ps <= s->end_ps) {
+		s->now_ps = next->time_ps;
+		s->events++;
+		if (next->fn == cpu_resume_ev)
+			return next;
+		sim_evq_pop(&s->q);
+		next->fn(next);
+	}
+	return NULL;
+}
+
+/*
+ * The running cpu gives up the host CPU.  The loop's work is done right
+ * here, on this cpu's stack: the events before the next cpu resume run in
+ * place; then a switch straight to that cpu (one coroutine switch instead
+ * of two through sim_run), or, when it is this cpu's own, no switch at
+ * all.  Only the end of the run, a stop or an empty queue goes back to
+ * sim_run.
  */
 static void coroutine_fn cpu_switch_out(struct sim_cpu *c)
 {
@@ -113,25 +134,16 @@ static void coroutine_fn cpu_switch_out(struct sim_cpu *c)
 
 	cpu_drop_stale_event(c);
 	s->cur = NULL;
-	while (!s->stop && (next = sim_evq_peek(&s->q)) &&
-	       next->time_ps <= s->end_ps) {
-		struct sim_cpu *n = next->data;
-
-		s->now_ps = next->time_ps;
-		s->events++;
-		if (next->fn != cpu_resume_ev) {
-			sim_evq_pop(&s->q);
-			next->fn(next);
-			continue;
-		}
-		cpu_enter(s, n, next);
-		if (n != c) {
-			s->switches++;
-			sim_coro_transfer(n->co);
-		}
+	next = run_to_cpu_event(s);
+	if (!next) {
+		sim_coro_yield();
 		return;
 	}
-	sim_coro_yield();
+	cpu_enter(s, next->data, next);
+	if (next->data != c) {
+		s->switches++;
+		sim_coro_transfer(((struct sim_cpu *)next->data)->co);
+	}
 }
 
 static void cpu_main(void *arg)
@@ -201,27 +213,12 @@ void sim_run(struct sim *s, sim_time_t end_ps)
 {
 	struct sim *saved = sim_self;
 
+	struct sim_event *ev;
+
 	sim_self = s;
 	s->end_ps = end_ps;
-	while (!s->stop) {
-		struct sim_event *ev;
-
-		if (sim_evq_top_time(&s->q) > end_ps)
-			break;
-		ev = sim_evq_peek(&s->q);
-		if (!ev)
-			break;
-		s->now_ps = ev->time_ps;
-		s->events++;
-		/*
-		 * A cpu's resume event stays queued while the cpu runs, so
-		 * that its yield re-keys it in place (sim_evq_horizon skips
-		 * it); every other event leaves the queue first.
-		 */
-		if (ev->fn != cpu_resume_ev)
-			sim_evq_pop(&s->q);
-		ev->fn(ev);
-	}
+	while ((ev = run_to_cpu_event(s)))
+		cpu_resume_ev(ev);
 	sim_self = saved;
 }
 
