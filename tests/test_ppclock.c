@@ -44,11 +44,6 @@ static void setup(bool shared, unsigned int npcpus, sim_time_t slice,
 	tu_rig_start(&R);
 }
 
-static uint64_t events(enum lock_event e)
-{
-	return tu_rig_events(&R, e);
-}
-
 /*
  * cpu0 takes the lock at 2 us for 50 us.  cpu1 (at 3 us) fails to steal
  * within qspl_steal_spins, queues (tail 1) and, after qspl_head_spins as
@@ -95,10 +90,11 @@ START_TEST(test_steal_queue_mustq)
 	for (int i = 0; i < 6; i++)
 		ck_assert_msg(p[i].word == want[i], "probe %d: %#x, want %#x",
 			      i, p[i].word, want[i]);
-	ck_assert_uint_eq(events(LOCKEVENT_sim_mustq_set), 2);
-	ck_assert_uint_eq(events(LOCKEVENT_sim_queue_enter), 2);
-	ck_assert_uint_eq(events(LOCKEVENT_sim_steal_success), 0);
-	ck_assert_uint_eq(events(LOCKEVENT_sim_steal_break_local), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_sim_mustq_set), 2);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_sim_queue_enter), 2);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_sim_steal_success), 0);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_sim_steal_break_local),
+			  1);
 	tu_rig_destroy(&R);
 }
 END_TEST
@@ -129,8 +125,9 @@ START_TEST(test_sleepy_on_preempted_owner)
 		if (p[i].word == (0x8000 | 0x1))
 			sleepy_seen = true; /* sleepy, owner cpu0, locked */
 	ck_assert(sleepy_seen);
-	ck_assert_uint_ge(events(LOCKEVENT_sim_sleepy_set), 1);
-	ck_assert_uint_ge(events(LOCKEVENT_sim_yield_owner_confer), 1);
+	ck_assert_uint_ge(tu_rig_events(&R, LOCKEVENT_sim_sleepy_set), 1);
+	ck_assert_uint_ge(tu_rig_events(&R, LOCKEVENT_sim_yield_owner_confer),
+			  1);
 	ck_assert_uint_ge(R.h.vcpus[1]->st.confers_directed, 1);
 	ck_assert_uint_eq(*(u32 *)R.locks[0],
 			  0); /* unlocks cleared sleepy too */
@@ -153,10 +150,12 @@ START_TEST(test_remote_steal_budget)
 		setup(false, 2, 10 * SIM_MS, sc, 2);
 		sim_run(&R.s, SIM_MS);
 		/* cpu1 is on node 1 of 2, cpu0 (the owner) on node 0. */
-		ck_assert_uint_eq(events(LOCKEVENT_sim_steal_break_remote),
-				  numa_nodes == 2);
-		ck_assert_uint_eq(events(LOCKEVENT_sim_steal_break_local),
-				  numa_nodes == 1);
+		ck_assert_uint_eq(
+			tu_rig_events(&R, LOCKEVENT_sim_steal_break_remote),
+			numa_nodes == 2);
+		ck_assert_uint_eq(
+			tu_rig_events(&R, LOCKEVENT_sim_steal_break_local),
+			numa_nodes == 1);
 		ck_assert_uint_eq(*(u32 *)R.locks[0], 0);
 		tu_rig_destroy(&R);
 	}

@@ -59,11 +59,6 @@ static void probe_at(struct probe *p, sim_time_t t)
 	tu_rig_at(&R, &p->ev, probe_ev, p, t);
 }
 
-static uint64_t events(enum lock_event e)
-{
-	return tu_rig_events(&R, e);
-}
-
 /* Native: fast path, pending path, queue path, claim. */
 START_TEST(test_native_transitions)
 {
@@ -100,8 +95,8 @@ START_TEST(test_native_transitions)
 	for (int i = 0; i < 6; i++)
 		ck_assert_msg(p[i].word == want[i], "probe %d: %#x, want %#x",
 			      i, p[i].word, want[i]);
-	ck_assert_uint_eq(events(LOCKEVENT_lock_pending), 1);
-	ck_assert_uint_eq(events(LOCKEVENT_lock_slowpath), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_lock_pending), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_lock_slowpath), 1);
 	tu_rig_destroy(&R);
 }
 END_TEST
@@ -128,8 +123,8 @@ START_TEST(test_native_fifo)
 	sim_run(&R.s, SIM_MS);
 	for (int i = 0; i < 8; i++)
 		ck_assert_int_eq(sc[i].order, i);
-	ck_assert_uint_eq(events(LOCKEVENT_lock_pending), 1);
-	ck_assert_uint_eq(events(LOCKEVENT_lock_slowpath), 6);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_lock_pending), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_lock_slowpath), 6);
 	ck_assert_uint_eq((u32)LOCK(0)->val.counter, 0);
 	tu_rig_destroy(&R);
 }
@@ -166,10 +161,10 @@ START_TEST(test_pv_head_sleeps_and_is_kicked)
 	ck_assert_uint_eq(p[1].word, 0x00000001);
 	ck_assert(!p[1].hashed);
 	ck_assert_uint_eq(p[2].word, 0);
-	ck_assert_uint_eq(events(LOCKEVENT_pv_wait_head), 1);
-	ck_assert_uint_eq(events(LOCKEVENT_pv_kick_unlock), 1);
-	ck_assert_uint_eq(events(LOCKEVENT_pv_kick_wake), 1);
-	ck_assert_uint_eq(events(LOCKEVENT_pv_hash_hops), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_pv_wait_head), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_pv_kick_unlock), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_pv_kick_wake), 1);
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_pv_hash_hops), 1);
 	ck_assert_uint_eq(R.h.vcpus[1]->st.halts, 1);
 	ck_assert_uint_eq(R.h.vcpus[0]->st.kicks, 1);
 	tu_rig_destroy(&R);
@@ -223,7 +218,7 @@ START_TEST(test_pv_hash_table)
 	sim_run(&R.s, SIM_MS);
 	ck_assert_int_eq(R.s.cpus[0]->state, SIM_CPU_DONE);
 	ck_assert_int_ge(hash_hops_expected, 32);
-	ck_assert_uint_eq(events(LOCKEVENT_pv_hash_hops),
+	ck_assert_uint_eq(tu_rig_events(&R, LOCKEVENT_pv_hash_hops),
 			  (uint64_t)hash_hops_expected);
 	tu_rig_destroy(&R);
 }
