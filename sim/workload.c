@@ -272,6 +272,35 @@ static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 	}
 }
 
+/*
+ * locktorture's stutter: in every second period of length stutter_ps
+ * nobody takes a lock; a vCPU that finds itself in one stays idle to its
+ * end (its think time is not owed again afterwards).
+ */
+static void coroutine_fn stutter_wait(struct wl *w, struct sim_cpu *c)
+{
+	sim_time_t s = w->p.stutter_ps, end;
+
+	if (!s || (c->now_ps / s) % 2 == 0)
+		return;
+	end = (c->now_ps / s + 1) * s;
+	if (w->ops->idle)
+		w->ops->idle(c, end - c->now_ps);
+	else
+		sim_cpu_work(c, end - c->now_ps);
+}
+
+/* The critical section of this acquisition. */
+static const struct sim_duration *cs_of(struct wl *w, struct wl_lock *l,
+					bool read)
+{
+	if (read && w->p.read_cs)
+		return w->p.read_cs;
+	if (!read && w->p.write_cs)
+		return w->p.write_cs;
+	return w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
+}
+
 void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 {
 	struct wl_vcpu *v = arg;
@@ -279,7 +308,7 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 
 	for (;;) {
 		struct wl_lock *l;
-		const struct sim_duration *cs;
+		sim_time_t hold;
 		bool read;
 
 		sim_time_t think = sim_duration_draw(&w->p.think, &v->rng);
@@ -288,13 +317,19 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 			w->ops->idle(c, think);
 		else
 			sim_cpu_work(c, think);
+		stutter_wait(w, c);
 		l = pick_lock(w, v);
-		cs = w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
 		if (w->p.readers)
 			read = v->idx < w->p.readers;
 		else
 			read = w->p.read_pct &&
 			       sim_rng_below(&v->rng, 100) < w->p.read_pct;
+		hold = sim_duration_draw(cs_of(w, l, read), &v->rng);
+		if (!read && w->p.long_hold_prob > 0 &&
+		    sim_rng_unit(&v->rng) < w->p.long_hold_prob) {
+			hold = w->p.long_hold_ps;
+			l->st.long_holds++;
+		}
 		wait_begin(l, v, c->now_ps);
 		sim_cpu_trace(c,
 			      read ? "read_lock(%" PRId64 ")%.0" PRId64
@@ -309,7 +344,7 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 		sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")",
 			      l->idx, read);
 		sim_cpu_point(c, SIM_POINT_CS);
-		sim_cpu_work(c, sim_duration_draw(cs, &v->rng));
+		sim_cpu_work(c, hold);
 		released(l, v, c->now_ps);
 		sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
 		if (read)
@@ -417,6 +452,7 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		st->lhp_total_ps = st->lhp_max_ps = st->lhp_waiter_ps = 0;
 		st->lwp_events = 0;
 		st->lwp_total_ps = st->lwp_max_ps = 0;
+		st->long_holds = 0;
 		l->lhp_acc_ps = t;
 		l->handoff_open = false;
 	}

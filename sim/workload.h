@@ -49,7 +49,14 @@ enum wl_violation {
 
 struct wl_params {
 	struct sim_duration cs;
-	const struct sim_duration *lock_cs; /* per lock, or NULL: cs */
+	const struct sim_duration *lock_cs;  /* per lock, or NULL: cs */
+	const struct sim_duration *read_cs;  /* readers', or NULL: cs */
+	const struct sim_duration *write_cs; /* writers', or NULL: cs */
+	/* locktorture: a write acquisition holds for long_hold_ps with this
+	 * probability; stutter: run stutter_ps, pause as long, ... */
+	double long_hold_prob;
+	sim_time_t long_hold_ps;
+	sim_time_t stutter_ps;
 	unsigned int read_pct; /* share of acquisitions that read (rwlocks) */
 	unsigned int readers; /* or: vCPUs 0..readers-1 only read, rest write */
 	struct sim_duration think;
@@ -74,6 +81,7 @@ struct wl_lock_stats {
 	sim_time_t lhp_waiter_ps; /* sum over waiters of time lost to LHP */
 	uint64_t lwp_events;
 	sim_time_t lwp_total_ps, lwp_max_ps;
+	uint64_t long_holds;
 };
 
 struct wl_vcpu;

@@ -186,6 +186,8 @@ START_TEST(test_migrates_v1)
 				      "ALTER TABLE vcpu_results DROP COLUMN "
 				      "hv_ple_yields; "
 				      "ALTER TABLE lock_results DROP COLUMN "
+				      "long_holds; "
+				      "ALTER TABLE lock_results DROP COLUMN "
 				      "read_acquisitions; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "write_acquisitions; "
@@ -207,11 +209,15 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 7);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 8);
 	ck_assert_int_eq(query_int(st->db,
 				   "SELECT COUNT(*) FROM "
 				   "pragma_table_info('partition_results') "
 				   "WHERE name = 'acquisitions'"),
+			 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "pragma_table_info('lock_results') "
+					   "WHERE name = 'long_holds'"),
 			 1);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('vcpu_results') "

@@ -24,6 +24,7 @@ enum cfg_type {
 	CT_PROB, /* a probability: a decimal from 0 to 1 */
 	CT_LIST, /* comma-separated durations, checked in cross_checks */
 	CT_PU,	 /* processing units, 0.05 steps, or auto (stored as 0) */
+	CT_ODUR, /* a duration, or nothing (struct cfg_odur) */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -307,6 +308,20 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(lock_cs_text),
 	 "per-lock critical sections, comma separated, one per lock "
 	 "(empty: cs for all)"},
+	{"workload", "read_cs", CT_ODUR, "", 0, T(SIM_S), NULL, OFF(read_cs),
+	 "critical section of a reader (rwlocks; empty: cs)"},
+	{"workload", "write_cs", CT_ODUR, "", 0, T(SIM_S), NULL, OFF(write_cs),
+	 "critical section of a writer (rwlocks; empty: cs)"},
+	{"workload", "long_hold", CT_TIME, "100ms", 0, T(SIM_S), NULL,
+	 OFF(long_hold_ps),
+	 "length of locktorture's occasional long hold by a writer"},
+	{"workload", "long_hold_prob", CT_PROB, "0", 0, 0, NULL,
+	 OFF(long_hold_prob),
+	 "probability that a write acquisition holds for long_hold (0: never)"},
+	{"workload", "stutter", CT_TIME, "0ns", 0, T(100 * SIM_S), NULL,
+	 OFF(stutter_ps),
+	 "locktorture's stutter: run this long, then nobody takes a lock for "
+	 "as long, and so on (0: off)"},
 
 	{"check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
 	 OFF(hang_bound_ps),
@@ -356,6 +371,8 @@ static const char *type_name(enum cfg_type t)
 		return "list";
 	case CT_PU:
 		return "PU";
+	case CT_ODUR:
+		return "duration";
 	}
 	return "?";
 }
@@ -433,6 +450,11 @@ static char *allowed_text(const struct cfg_key *k)
 	case CT_PU:
 		return g_strdup("auto, or processing units in steps of 0.05 "
 				"(e.g. 1.5)");
+	case CT_ODUR:
+		return g_strdup_printf("nothing, or TIME, exp:MEAN or "
+				       "uniform:LO:HI, each time with a unit, "
+				       "at most %s",
+				       sim_format_time(k->max, hi, sizeof(hi)));
 	case CT_ENUM:
 		s = g_string_new("one of: ");
 		for (unsigned int i = 0; k->choices(i); i++)
@@ -558,6 +580,18 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		g_free(*(char **)field);
 		*(char **)field = g_strdup(v);
 		return true;
+	case CT_ODUR: {
+		struct cfg_odur *o = (struct cfg_odur *)field;
+
+		o->set = *v != '\0';
+		if (!o->set)
+			return true;
+		if (!sim_parse_duration(v, &d) || d.a_ps > k->max ||
+		    d.b_ps > k->max)
+			return false;
+		o->d = d;
+		return true;
+	}
 	case CT_PU: {
 		g_autofree char *as_time = g_strconcat(v, "s", NULL);
 		sim_time_t exact, hundredths;
@@ -858,6 +892,22 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			    "%s has no reader side; use a rwlock (qrwlock, "
 			    "rwlock_legacy) or 0",
 			    path, cfg->read_pct, cfg->readers, cfg->lock);
+		return false;
+	}
+	if (cfg->read_cs.set && !ops->read_lock) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] read_cs: lock %s has no reader "
+			    "side; use a rwlock (qrwlock, rwlock_legacy) or "
+			    "leave read_cs empty",
+			    path, cfg->lock);
+		return false;
+	}
+	if ((cfg->read_cs.set || cfg->write_cs.set) && *cfg->lock_cs_text) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] lock_cs = '%s' together with "
+			    "read_cs or write_cs: give per-lock sections or "
+			    "per-side sections, not both",
+			    path, cfg->lock_cs_text);
 		return false;
 	}
 	if (cfg->readers && (cfg->read_pct || cfg->readers > cfg->vcpus)) {

@@ -29,6 +29,12 @@ enum cfg_error_code {
 	CFG_ERROR_VALUE,
 };
 
+/* A duration that may be left out (empty in the scenario). */
+struct cfg_odur {
+	bool set;
+	struct sim_duration d;
+};
+
 struct qsim_config {
 	char *path;	  /* scenario file as given */
 	char *text;	  /* its contents, stored with every run */
@@ -110,6 +116,10 @@ struct qsim_config {
 	unsigned int readers;
 	char *lock_cs_text;	      /* "" or one duration per lock */
 	struct sim_duration *lock_cs; /* parsed, or NULL */
+	struct cfg_odur read_cs, write_cs;
+	sim_time_t long_hold_ps;
+	double long_hold_prob;
+	sim_time_t stutter_ps;
 	/* [check] */
 	sim_time_t hang_bound_ps;
 	unsigned int host_timeout_s;

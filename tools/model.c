@@ -207,6 +207,7 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		l->lwp_events = (int64_t)st->lwp_events;
 		l->lwp_total_ns = ns(st->lwp_total_ps);
 		l->lwp_max_ns = ns(st->lwp_max_ps);
+		l->long_holds = (int64_t)st->long_holds;
 		/* The histograms move to the result. */
 		l->latency = st->latency;
 		l->hold = st->hold;
@@ -362,6 +363,11 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.read_pct = cfg->read_pct,
 		.readers = cfg->readers,
 		.lock_cs = cfg->lock_cs,
+		.read_cs = cfg->read_cs.set ? &cfg->read_cs.d : NULL,
+		.write_cs = cfg->write_cs.set ? &cfg->write_cs.d : NULL,
+		.long_hold_prob = cfg->long_hold_prob,
+		.long_hold_ps = cfg->long_hold_ps,
+		.stutter_ps = cfg->stutter_ps,
 		.sleep_bound_ps = cfg->sleep_bound_ps,
 		.seed = cfg->seed,
 	};

@@ -41,7 +41,9 @@
 	X(read_lat_mean_ns, R, "readers' mean acquisition latency")            \
 	X(read_lat_p99_ns, R, "readers' acquisition latency, 99th percentile") \
 	X(write_lat_mean_ns, R, "writers' mean acquisition latency")           \
-	X(write_lat_p99_ns, R, "writers' acquisition latency, 99th percentile")
+	X(write_lat_p99_ns, R,                                                 \
+	  "writers' acquisition latency, 99th percentile")                     \
+	X(long_holds, I, "write acquisitions held for long_hold (schema 8)")
 
 #define QSIM_VCPU_COLS(X)                                                   \
 	X(acquisitions, I, "lock acquisitions after the warm-up")           \

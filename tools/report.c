@@ -164,6 +164,9 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		fprintf(out, "  LWP %" PRId64 " events, total %s, max %s\n",
 			l->lwp_events, fmt_ns(l->lwp_total_ns, a, sizeof(a)),
 			fmt_ns(l->lwp_max_ns, b, sizeof(b)));
+		if (l->long_holds)
+			fprintf(out, "  long holds %" PRId64 "\n",
+				l->long_holds);
 	}
 	for (unsigned int i = 0; i < res->nparts; i++) {
 		const struct qsim_partition_result *pr = &res->parts[i];

@@ -269,6 +269,9 @@ static bool migrate(struct store *st, GError **error)
 		      "INTEGER;\n",
 		/* 6 -> 7: partitions' lock acquisitions. */
 		[6] = PARTITION_ACQ_DDL,
+		/* 7 -> 8: locktorture's long holds. */
+		[7] = "ALTER TABLE lock_results ADD COLUMN long_holds "
+		      "INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The locktest workload's locktorture features, on one vCPU alone on its
+ * core (so nothing shares its pipeline and no lock is ever contended):
+ * per-side critical sections, long holds and stutter.  Every expected
+ * figure follows from the scenario by hand, as each test says.
+ */
+#include "tests/testutil.h"
+
+/* One vCPU, one pCPU, no warm-up; rr never preempts a lone vCPU. */
+static const char *const one = "[run]\nduration = 10ms\nwarmup = 0ns\n"
+			       "[machine]\npcpus = 1\n"
+			       "[partition]\nvcpus = 1\nshared = false\n"
+			       "[workload]\nthink = 1us\ncs = 200ns\n";
+
+static void run(struct qsim_results *res, ...)
+{
+	GPtrArray *o = g_ptr_array_new();
+	struct qsim_config *cfg;
+	GError *err = NULL;
+	const char *a;
+	va_list ap;
+
+	va_start(ap, res);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(o, (gpointer)a);
+	va_end(ap);
+	g_ptr_array_add(o, NULL);
+	cfg = cfg_load_text("test.ini", one, (char **)o->pdata, &err);
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	tu_model(cfg, res);
+	ck_assert_int_eq(res->status, WL_OK);
+	cfg_free(cfg);
+	g_ptr_array_free(o, TRUE);
+}
+
+/*
+ * The hold time is measured from the acquisition to the unlock call, so
+ * it is exactly the drawn critical section: read_cs for a reader, write_cs
+ * for a writer, with cs (200 ns) ignored.
+ */
+START_TEST(test_side_sections)
+{
+	struct qsim_results res;
+
+	run(&res, "lock.type=qrwlock", "workload.readers=1",
+	    "workload.read_cs=700ns", "workload.write_cs=3us", NULL);
+	ck_assert_int_gt(res.locks[0].read_acquisitions, 1000);
+	ck_assert_int_eq(res.locks[0].write_acquisitions, 0);
+	ck_assert_double_eq_tol(res.locks[0].hold_mean_ns, 700.0, 1e-6);
+	qsim_results_clear(&res);
+
+	run(&res, "lock.type=qrwlock", "workload.read_cs=700ns",
+	    "workload.write_cs=3us", NULL);
+	ck_assert_int_eq(res.locks[0].read_acquisitions, 0);
+	ck_assert_double_eq_tol(res.locks[0].hold_mean_ns, 3000.0, 1e-6);
+	qsim_results_clear(&res);
+}
+END_TEST
+
+/*
+ * long_hold_prob = 1: every write acquisition holds for long_hold (1 ms)
+ * and is counted; 10 ms hold at most 10 of them, and at least 9 (each
+ * iteration adds only the 1 us think time and the lock's own costs).
+ */
+START_TEST(test_long_hold)
+{
+	struct qsim_results res;
+
+	run(&res, "workload.long_hold=1ms", "workload.long_hold_prob=1", NULL);
+	ck_assert_int_ge(res.locks[0].acquisitions, 9);
+	ck_assert_int_le(res.locks[0].acquisitions, 10);
+	ck_assert_int_ge(res.locks[0].long_holds, res.locks[0].acquisitions);
+	ck_assert_int_le(res.locks[0].long_holds,
+			 res.locks[0].acquisitions + 1);
+	ck_assert_double_eq_tol(res.locks[0].hold_mean_ns, 1e6, 1e-3);
+	qsim_results_clear(&res);
+}
+END_TEST
+
+/*
+ * stutter = 1 ms: the vCPU takes locks in [0,1), [2,3), ... [8,9) ms and
+ * idles (cedes) in between, 5 of the 10 ms.  So the count is half of the
+ * run without stutter, less what each of the 5 running periods loses:
+ * the iteration cut off at its end, and the return from the idle cede
+ * at its start (the timer's wake latency, 5 us, and the dispatch
+ * latency, 2 us), in iterations of 10 ms / full each.
+ */
+START_TEST(test_stutter)
+{
+	struct qsim_results res;
+	int64_t full, half;
+
+	run(&res, NULL);
+	full = res.locks[0].acquisitions;
+	qsim_results_clear(&res);
+	run(&res, "workload.stutter=1ms", NULL);
+	half = res.locks[0].acquisitions;
+	qsim_results_clear(&res);
+	ck_assert_int_gt(full, 4000);
+	/* 7 us / (10 ms / full) iterations, rounded up, plus one. */
+	int64_t lost = 5 * (1 + (7 * full + 9999) / 10000);
+
+	ck_assert_int_ge(half, full / 2 - lost);
+	ck_assert_int_le(half, full / 2);
+}
+END_TEST
+
+/* Bad combinations are refused with a message naming the keys. */
+START_TEST(test_refused)
+{
+	GError *err = NULL;
+	char *o1[] = {"workload.read_cs=1us", NULL};
+	char *o2[] = {"lock.type=qrwlock", "workload.read_cs=1us",
+		      "workload.lock_cs=1us", NULL};
+
+	ck_assert_ptr_null(cfg_load_text("t.ini", one, o1, &err));
+	ck_assert(strstr(err->message, "[workload] read_cs"));
+	g_clear_error(&err);
+	ck_assert_ptr_null(cfg_load_text("t.ini", one, o2, &err));
+	ck_assert(strstr(err->message, "lock_cs"));
+	g_clear_error(&err);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("workload");
+	TCase *tc = tcase_create("workload");
+
+	tcase_add_test(tc, test_side_sections);
+	tcase_add_test(tc, test_long_hold);
+	tcase_add_test(tc, test_stutter);
+	tcase_add_test(tc, test_refused);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
