@@ -27,6 +27,7 @@ enum lk_pv_mapping {
 enum lk_wait_early {
 	LK_WAIT_EARLY_PREV_STATE,     /* predecessor's pv state only (6.x) */
 	LK_WAIT_EARLY_PREV_PREEMPTED, /* ... or its vCPU preempted (4.15) */
+	LK_WAIT_EARLY_NONE, /* never: spin the whole threshold (4.2) */
 };
 
 enum lk_steal {

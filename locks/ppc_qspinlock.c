@@ -147,7 +147,8 @@ static inline int tail_cpu(u32 v)
 	return (int)(v >> _Q_TAIL_CPU_OFFSET) - 1;
 }
 
-/* --- the larx/stcx. sequences, each one atomic step --- */
+/* --- the larx/stcx. sequences, each one atomic step; the lock takes
+ * carry the lock hint (EH=1) --- */
 
 /* Free and no must-queue: take it, keeping any tail. */
 static bool trylock_steal(struct ppc_qspinlock *lock)
@@ -157,7 +158,7 @@ static bool trylock_steal(struct ppc_qspinlock *lock)
 	do {
 		if ((u32)old & (_Q_LOCKED_VAL | _Q_MUST_Q_VAL))
 			return false;
-	} while (!atomic_try_cmpxchg_acquire(
+	} while (!atomic_try_cmpxchg_lock(
 		&lock->val, &old,
 		(int)(((u32)old & _Q_TAIL_CPU_MASK) | lock_val_of_me())));
 	return true;
@@ -178,8 +179,8 @@ static u32 trylock_clean_tail(struct ppc_qspinlock *lock, u32 tail)
 			       : (u32)old & _Q_TAIL_CPU_MASK;
 		if (MUTANT(ppc_mustq_kept))
 			keep |= (u32)old & _Q_MUST_Q_VAL;
-	} while (!atomic_try_cmpxchg_acquire(&lock->val, &old,
-					     (int)(keep | lock_val_of_me())));
+	} while (!atomic_try_cmpxchg_lock(&lock->val, &old,
+					  (int)(keep | lock_val_of_me())));
 	return (u32)old;
 }
 
@@ -648,9 +649,11 @@ static void ppc_lock(void *p)
 	if (likely(trylock_steal(lock)))
 		return;
 	pv = is_shared_processor();
-	if (try_to_steal_lock(lock, pv))
-		return;
-	queued_spin_lock_mcs_queue(lock, pv);
+	/* The slowpath spins at low SMT priority (spin_begin). */
+	spin_begin();
+	if (!try_to_steal_lock(lock, pv))
+		queued_spin_lock_mcs_queue(lock, pv);
+	spin_end();
 }
 
 static void ppc_unlock(void *p)

@@ -270,10 +270,19 @@ static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
 	struct pv_node_wait w = {n, prev};
 
 	for (;;) {
-		uint64_t r = lk_spin_periodic(
-			qs_guest()->p.spin_threshold, PV_PREV_CHECK_MASK + 1,
-			pv_node_locked, pv_prev_stopped, &w);
-		bool early = r & LK_SPIN_CHECKED;
+		uint64_t r;
+		bool early;
+
+		if (qs_guest()->p.wait_early == LK_WAIT_EARLY_NONE)
+			r = spin_until_cond_timeout(
+				READ_ONCE(n->locked),
+				qs_guest()->p.spin_threshold);
+		else
+			r = lk_spin_periodic(qs_guest()->p.spin_threshold,
+					     PV_PREV_CHECK_MASK + 1,
+					     pv_node_locked, pv_prev_stopped,
+					     &w);
+		early = r & LK_SPIN_CHECKED;
 
 		if (r && !early)
 			return;

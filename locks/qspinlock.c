@@ -106,7 +106,8 @@ bool qs_trylock(struct qspinlock *lock)
 
 	if (v)
 		return false;
-	return atomic_try_cmpxchg_acquire(&lock->val, &v, (int)_Q_LOCKED_VAL);
+	/* powerpc's arch trylock carries the lock hint (EH=1). */
+	return atomic_try_cmpxchg_lock(&lock->val, &v, (int)_Q_LOCKED_VAL);
 }
 
 /* The native build of the slowpath: no pv hooks. */
@@ -124,8 +125,7 @@ static void qs_lock(void *p)
 	struct qspinlock *lock = p;
 	int v = 0;
 
-	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &v,
-					      (int)_Q_LOCKED_VAL)))
+	if (likely(atomic_try_cmpxchg_lock(&lock->val, &v, (int)_Q_LOCKED_VAL)))
 		return;
 	native_queued_spin_lock_slowpath(lock, (u32)v);
 }

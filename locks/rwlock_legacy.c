@@ -85,12 +85,14 @@ static void rwl_read_lock(void *p)
 	bool shared = is_shared_processor();
 
 	while (!rwl_read_trylock(rw)) {
+		HMT_low();
 		for (;;) {
 			spin_until_cond(rwl_wait_over(rw, shared, true));
 			if (READ_ONCE(rw->lock) >= 0)
 				break;
 			splpar_rw_yield(rw);
 		}
+		HMT_medium();
 	}
 }
 
@@ -109,12 +111,14 @@ static void rwl_write_lock(void *p)
 	bool shared = is_shared_processor();
 
 	while (!rwl_write_trylock(rw)) {
+		HMT_low();
 		for (;;) {
 			spin_until_cond(rwl_wait_over(rw, shared, false));
 			if (READ_ONCE(rw->lock) == 0)
 				break;
 			splpar_rw_yield(rw);
 		}
+		HMT_medium();
 	}
 }
 

@@ -34,8 +34,8 @@ static bool tas_trylock(void *p)
 {
 	struct tas_lock *lock = p;
 
-	/* One larx/stcx. attempt; acquire on success. */
-	return cmpxchg_acquire(&lock->slock, 0, tas_token()) == 0;
+	/* One larx/stcx. attempt with the lock hint; acquire on success. */
+	return cmpxchg_lock(&lock->slock, 0, tas_token()) == 0;
 }
 
 /*
@@ -80,7 +80,9 @@ static void tas_lock(void *p)
 	for (;;) {
 		if (likely(tas_trylock(lock)))
 			return;
-		/* Spin on plain loads, not on larx, until it looks free. */
+		/* Spin on plain loads, not on larx, at low SMT priority,
+		 * until it looks free. */
+		HMT_low();
 		for (;;) {
 			spin_until_cond(
 				tas_free_or_holder_out(lock, shared, &seen));
@@ -88,6 +90,7 @@ static void tas_lock(void *p)
 				break;
 			tas_yield_to_holder(lock);
 		}
+		HMT_medium();
 	}
 }
 

@@ -2,11 +2,14 @@
 /*
  * ticket_backoff: a ticket lock with proportional backoff.  A waiter with
  * n tickets ahead of it does not poll the owner field continuously: it
- * waits n times its backoff delay between reads, which keeps the line
- * quiet.  The delay tunes itself: polling and finding no progress at all
- * means the delay was too short (grow it by an eighth), reaching our turn
- * the moment we look after more than one turn went by means it overshot
- * (shrink it by an eighth).  Two variants (lock.backoff):
+ * waits n - 1 times its backoff delay between reads, which keeps the line
+ * quiet; the waiter next in line spins on the field, so a release is
+ * never left unseen for a delay (Mellor-Crummey and Scott's rule).  The
+ * delay tunes itself to one hold: a poll that finds no hand-off at all
+ * means it was too short (grow it by an eighth); a poll that finds as
+ * many hand-offs as we slept for, or more, means we overslept (shrink it
+ * by an eighth).  Two variants
+ * (lock.backoff):
  *
  *   percpu  one delay per CPU, shared by every lock it takes
  *   hashed  per CPU an array of delays, indexed by a hash of the lock's
@@ -82,16 +85,25 @@ static void tb_lock(void *p)
 	while (owner != me) {
 		u16 ahead = (u16)(me - owner), was = owner;
 
+		if (ahead == 1) {
+			/* Next in line: spin on the field itself.  Pairs
+			 * with the release store in ticket_unlock. */
+			smp_cond_load_acquire(&lock->owner, VAL == me);
+			break;
+		}
 		/* Proportional backoff: no reads while we wait. */
-		(void)spin_until_cond_timeout(false, (uint64_t)*delay * ahead);
+		(void)spin_until_cond_timeout(false,
+					      (uint64_t)*delay * (ahead - 1));
 		owner = smp_load_acquire(&lock->owner);
 		if (owner == was) {
-			*delay +=
-				(*delay >> 3) + 1; /* no progress: too short */
+			/* No hand-off at all while we waited: too short. */
+			*delay += (*delay >> 3) + 1;
 			if (*delay > TB_MAX_DELAY)
 				*delay = TB_MAX_DELAY;
-		} else if (owner == me && (u16)(owner - was) > 1) {
-			*delay -= *delay >> 3; /* overshot our turn */
+		} else if ((u16)(owner - was) >= ahead - 1) {
+			/* As many hand-offs as we waited for, or more: we
+			 * were next (or up) before we looked, overslept. */
+			*delay -= *delay >> 3;
 			if (*delay < TB_MIN_DELAY)
 				*delay = TB_MIN_DELAY;
 		}

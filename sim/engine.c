@@ -21,11 +21,29 @@
 #include <glib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "sim/engine.h"
 
 __thread struct sim *sim_self;
+
+/* The requests from one chip waiting for a line, in no order. */
+struct sim_lq_chip {
+	struct sim_cpu **v;
+	unsigned int n, cap;
+};
+
+struct sim_lineq {
+	struct sim_lineq *free_next;
+	struct sim *s;
+	size_t line;
+	struct sim_lq_chip *chip; /* per chip */
+	unsigned int n;		  /* waiting, on all chips */
+	struct sim_cpu *granted;  /* served, not yet run */
+	struct sim_event ev;	  /* the source frees: serve one */
+};
 
 void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 {
@@ -43,24 +61,144 @@ void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 	abort();
 }
 
+/* Core throughput with @x threads' worth of demand, percent of one
+ * thread alone: linear between the preset's whole-thread points. */
+static double core_tput(const struct sim_topo *t, double x)
+{
+	unsigned int n = t->smt;
+
+	if (x <= 1.0)
+		return 100.0 * x;
+	if (x >= n)
+		return t->smt_tput[n - 1];
+	unsigned int i = (unsigned int)x;
+	double f = x - i;
+
+	return t->smt_tput[i - 1] * (1.0 - f) + t->smt_tput[i] * f;
+}
+
+/*
+ * The SMT share (docs/cost-model.md): with nb busy and nl low-priority
+ * threads on a core, demand is nb + w*nl threads' worth (w = hmt_low_pct),
+ * the core delivers core_tput of it, split by weight; no thread runs
+ * faster than alone.  With no busy thread the low ones share as equals.
+ */
+static void smt_tables(struct sim *s)
+{
+	const struct sim_topo *t = &s->mem.topo;
+	double w = t->hmt_low_pct / 100.0;
+
+	for (unsigned int nb = 0; nb <= SIM_SMT_MAX; nb++) {
+		for (unsigned int nl = 0; nl <= SIM_SMT_MAX; nl++) {
+			double busy = 1, low = 1;
+
+			if (nb + nl > t->smt || !t->smt_tput[0]) {
+				/* not a reachable state: full speed */
+			} else if (nb == 0 && nl > 0) {
+				low = core_tput(t, nl) / 100.0 / nl;
+			} else if (nb > 0) {
+				double d = nb + w * nl;
+				double unit = core_tput(t, d) / 100.0 / d;
+
+				busy = SIM_MIN(1.0, unit);
+				low = SIM_MIN(1.0, w * unit);
+			}
+			s->slow_busy[nb][nl] = (uint32_t)(65536.0 / busy + 0.5);
+			s->slow_low[nb][nl] =
+				low > 0 ? (uint32_t)(65536.0 / low + 0.5)
+					: 65536;
+		}
+	}
+}
+
 void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	      const struct sim_cost *cost, const struct sim_topo *topo,
 	      size_t stack_bytes)
 {
+	unsigned int cores;
+
 	memset(s, 0, sizeof(*s));
 	sim_evq_init(&s->q);
 	sim_mem_init(&s->mem, arena_bytes, line_bytes, cost, topo);
 	s->stack_bytes = stack_bytes;
 	sim_trace_init(&s->trace, 256);
+	QSIM_BUG_ON(topo->smt > SIM_SMT_MAX);
+	s->nchips = (topo->npcpus + topo->smt * topo->cores_per_chip - 1) /
+		    (topo->smt * topo->cores_per_chip);
+	if (!s->nchips)
+		s->nchips = 1;
+	if (topo->smt > 1 && topo->smt_tput[0]) {
+		cores = (topo->npcpus + topo->smt - 1) / topo->smt;
+		s->level = g_new0(uint8_t, topo->npcpus);
+		s->core_busy = g_new0(uint8_t, cores);
+		s->core_low = g_new0(uint8_t, cores);
+		smt_tables(s);
+	}
+}
+
+/* The level @c's thread runs at when dispatched. */
+static enum sim_thread_level cpu_level(const struct sim_cpu *c)
+{
+	if (c->hmt_low || (c->wait.active && c->sim->mem.topo.relax_yields))
+		return SIM_THREAD_LOW;
+	return SIM_THREAD_BUSY;
+}
+
+/* Hardware thread @pcpu now runs at @lv (the SMT share of its core). */
+static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv)
+{
+	unsigned int core;
+	uint8_t old;
+
+	if (!s->level || pcpu < 0)
+		return;
+	old = s->level[pcpu];
+	if (old == lv)
+		return;
+	core = (unsigned int)pcpu / s->mem.topo.smt;
+	if (old == SIM_THREAD_BUSY)
+		s->core_busy[core]--;
+	else if (old == SIM_THREAD_LOW)
+		s->core_low[core]--;
+	if (lv == SIM_THREAD_BUSY)
+		s->core_busy[core]++;
+	else if (lv == SIM_THREAD_LOW)
+		s->core_low[core]++;
+	s->level[pcpu] = (uint8_t)lv;
+}
+
+void sim_set_seed(struct sim *s, uint64_t seed)
+{
+	s->seed = seed;
+	sim_rng_init(&s->arb_rng, seed, SIM_RNG_MACHINE, UINT32_MAX);
 }
 
 void sim_destroy(struct sim *s)
 {
+	struct sim_lineq *q;
+
+	for (size_t i = 0; s->mem.lines && i < s->mem.nlines; i++) {
+		q = s->mem.lines[i].q;
+		if (q) {
+			q->free_next = s->lq_free;
+			s->lq_free = q;
+		}
+	}
+	while ((q = s->lq_free)) {
+		s->lq_free = q->free_next;
+		for (unsigned int k = 0; k < s->nchips; k++)
+			g_free(q->chip[k].v);
+		g_free(q->chip);
+		g_free(q);
+	}
 	for (unsigned int i = 0; i < s->ncpus; i++) {
 		sim_coro_destroy(s->cpus[i]->co);
 		g_free(s->cpus[i]);
 	}
 	g_free(s->cpus);
+	g_free(s->level);
+	g_free(s->core_busy);
+	g_free(s->core_low);
 	sim_evq_destroy(&s->q);
 	sim_mem_destroy(&s->mem);
 	sim_trace_free(&s->trace);
@@ -70,6 +208,10 @@ void sim_destroy(struct sim *s)
 
 static void cpu_resume_ev(struct sim_event *ev);
 static void unwatch_all(struct sim_cpu *c);
+static void lineq_kick(struct sim_lineq *q, sim_time_t t);
+static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c);
+static void tick_ev(struct sim_event *ev);
+static void irq_ev(struct sim_event *ev);
 
 /* The running cpu is leaving the host CPU: drop its resume event unless
  * it re-queued it while it ran (it blocked, stopped or finished). */
@@ -199,6 +341,10 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 	c->sleep_since = SIM_TIME_NEVER;
 	c->co = sim_coro_create(cpu_main, c, s->stack_bytes);
 	sim_event_init(&c->ev, cpu_resume_ev, c, SIM_PRIO_CPU);
+	sim_rng_init(&c->mrng, s->seed, SIM_RNG_MACHINE, c->id);
+	sim_rng_init(&c->irng, s->seed, SIM_RNG_IRQ, c->id);
+	sim_event_init(&c->tick_ev, tick_ev, c, SIM_PRIO_HV);
+	sim_event_init(&c->irq_ev, irq_ev, c, SIM_PRIO_HV);
 	s->cpus = g_renew(struct sim_cpu *, s->cpus, s->ncpus + 1);
 	s->cpus[s->ncpus++] = c;
 	return c;
@@ -250,6 +396,7 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 		    "cpu %u dispatched in state %d", c->id, c->state);
 	c->dispatched = true;
 	c->pcpu = pcpu;
+	thread_level(s, pcpu, cpu_level(c));
 	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN, t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, true, t);
@@ -304,12 +451,61 @@ static inline sim_time_t grid_time(const struct sim_wait *w, uint64_t k)
 	return t;
 }
 
+/*
+ * Stop READY or WAITING @c at @t (its events off the queue) and return
+ * what was left of its current step then: the rest of its computation,
+ * or the time to its next spin evaluation (whose budget is settled now).
+ */
+static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
+{
+	struct sim *s = c->sim;
+	struct sim_wait *w = &c->wait;
+	uint64_t k;
+
+	if (c->state == SIM_CPU_READY) {
+		sim_time_t left = c->ev.time_ps > t ? c->ev.time_ps - t : 0;
+		struct sim_lineq *q;
+
+		sim_evq_cancel(&s->q, &c->ev);
+		/* Served but not run: the line serves someone else; this
+		 * cpu asks again when it runs. */
+		q = c->lq_grant;
+		if (q && q->granted == c) {
+			q->granted = NULL;
+			lineq_kick(q, t);
+		}
+		c->lq_grant = NULL;
+		return left;
+	}
+	if (c->lq) {
+		/* Waiting for a line: it asks again when it runs. */
+		struct sim_lineq *q = c->lq;
+
+		lineq_remove(q, c);
+		lineq_kick(q, t);
+		return 0;
+	}
+	QSIM_BUG_ON(c->state != SIM_CPU_WAITING);
+	k = grid_index_after(w, t);
+	unwatch_all(c);
+	sim_evq_cancel(&s->q, &c->ev);
+	if (w->budget != SIM_BUDGET_NONE && k > w->budget) {
+		/* Stopped in the last iteration: exhausted. */
+		k = w->budget + 1;
+		w->result = 0;
+	} else if (w->budget != SIM_BUDGET_NONE) {
+		w->result = w->budget - (k - 1);
+	}
+	return grid_time(w, k) > t ? grid_time(w, k) - t : 0;
+}
+
 void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 {
 	struct sim *s = c->sim;
 
 	QSIM_BUG_ON(!c->dispatched, "cpu %u undispatched twice", c->id);
 	c->dispatched = false;
+	thread_level(s, c->pcpu, SIM_THREAD_IDLE);
 	sim_cpu_set_acct(c, idle ? SIM_ACCT_IDLE : SIM_ACCT_PREEMPTED, t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, false, t);
@@ -319,25 +515,9 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 		c->carry_ps = c->now_ps > t ? c->now_ps - t : 0;
 		break;
 	case SIM_CPU_READY:
-		c->carry_ps = c->ev.time_ps > t ? c->ev.time_ps - t : 0;
-		sim_evq_cancel(&s->q, &c->ev);
+	case SIM_CPU_WAITING:
+		c->carry_ps = cpu_stop(c, t);
 		break;
-	case SIM_CPU_WAITING: {
-		struct sim_wait *w = &c->wait;
-		uint64_t k = grid_index_after(w, t);
-
-		unwatch_all(c);
-		sim_evq_cancel(&s->q, &c->ev);
-		if (w->budget != SIM_BUDGET_NONE && k > w->budget) {
-			/* Preempted in the last iteration: exhausted. */
-			k = w->budget + 1;
-			w->result = 0;
-		} else if (w->budget != SIM_BUDGET_NONE) {
-			w->result = w->budget - (k - 1);
-		}
-		c->carry_ps = grid_time(w, k) > t ? grid_time(w, k) - t : 0;
-		break;
-	}
 	case SIM_CPU_NEW:
 	case SIM_CPU_DONE:
 		c->carry_ps = 0;
@@ -346,6 +526,73 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 		QSIM_BUG_ON(1, "cpu %u already stopped", c->id);
 	}
 	c->state = SIM_CPU_STOPPED;
+}
+
+/*
+ * An interrupt takes @d of dispatched @c's time from @t: whatever it was
+ * doing resumes @d later (a spin wait at its next evaluation, where it
+ * looks at its lines afresh).
+ */
+void sim_cpu_steal(struct sim_cpu *c, sim_time_t t, sim_time_t d)
+{
+	sim_time_t left;
+
+	if (!c->dispatched ||
+	    (c->state != SIM_CPU_READY && c->state != SIM_CPU_WAITING))
+		return;
+	left = cpu_stop(c, t);
+	c->state = SIM_CPU_READY;
+	sim_evq_push(&c->sim->q, &c->ev, t + d + left);
+	c->irqs++;
+	c->irq_ps += d;
+}
+
+/* An exponential gap of mean @mean from @r. */
+static sim_time_t exp_gap(struct sim_rng *r, sim_time_t mean)
+{
+	double u = 1.0 - sim_rng_unit(r); /* (0, 1] */
+
+	return (sim_time_t)(-log(u) * (double)mean) + 1;
+}
+
+static void tick_ev(struct sim_event *ev)
+{
+	struct sim_cpu *c = ev->data;
+	struct sim *s = c->sim;
+	sim_time_t t = ev->time_ps;
+
+	sim_cpu_steal(c, t,
+		      sim_mem_jitter(&s->mem, s->noise.tick_ps, &c->irng));
+	sim_evq_push(&s->q, &c->tick_ev, t + s->noise.tick_period_ps);
+}
+
+static void irq_ev(struct sim_event *ev)
+{
+	struct sim_cpu *c = ev->data;
+	struct sim *s = c->sim;
+	sim_time_t t = ev->time_ps;
+
+	sim_cpu_steal(c, t, sim_mem_jitter(&s->mem, s->noise.irq_ps, &c->irng));
+	sim_evq_push(&s->q, &c->irq_ev,
+		     t + exp_gap(&c->irng, s->noise.irq_mean_ps));
+}
+
+void sim_noise_start(struct sim *s, sim_time_t t)
+{
+	for (unsigned int i = 0; i < s->ncpus; i++) {
+		struct sim_cpu *c = s->cpus[i];
+
+		if (s->noise.tick_period_ps && s->noise.tick_ps)
+			sim_evq_push(
+				&s->q, &c->tick_ev,
+				t + 1 +
+					sim_rng_below(&c->irng,
+						      s->noise.tick_period_ps));
+		if (s->noise.irq_mean_ps && s->noise.irq_ps)
+			sim_evq_push(
+				&s->q, &c->irq_ev,
+				t + exp_gap(&c->irng, s->noise.irq_mean_ps));
+	}
 }
 
 void coroutine_fn sim_cpu_park(struct sim_cpu *c)
@@ -361,6 +608,13 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
 	c->state = SIM_CPU_READY;
 	sim_evq_push(&c->sim->q, &c->ev, c->now_ps);
 	cpu_switch_out(c);
+}
+
+void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low)
+{
+	c->hmt_low = low;
+	if (c->dispatched)
+		thread_level(c->sim, c->pcpu, cpu_level(c));
 }
 
 void sim_report_violation(struct sim_cpu *c, const char *msg)
@@ -381,17 +635,260 @@ void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c)
 	__builtin_unreachable();
 }
 
+/* --- waiting for a busy line (E5) --- */
+
+static void lineq_ev(struct sim_event *ev);
+
+static struct sim_lineq *lineq_get(struct sim *s, size_t line)
+{
+	struct sim_line *l = &s->mem.lines[line];
+	struct sim_lineq *q = l->q;
+
+	if (q)
+		return q;
+	q = s->lq_free;
+	if (q) {
+		s->lq_free = q->free_next;
+	} else {
+		q = g_new0(struct sim_lineq, 1);
+		q->s = s;
+		q->chip = g_new0(struct sim_lq_chip, s->nchips);
+		sim_event_init(&q->ev, lineq_ev, q, SIM_PRIO_LINE);
+	}
+	q->line = line;
+	l->q = q;
+	return q;
+}
+
+/* Give @q back when nobody waits for its line any more. */
+static void lineq_put(struct sim_lineq *q)
+{
+	struct sim *s = q->s;
+
+	if (q->n || q->granted || sim_event_queued(&q->ev))
+		return;
+	s->mem.lines[q->line].q = NULL;
+	q->free_next = s->lq_free;
+	s->lq_free = q;
+}
+
+/* Serve the next request when the line's source frees (not before @t). */
+static void lineq_kick(struct sim_lineq *q, sim_time_t t)
+{
+	struct sim *s = q->s;
+
+	if (q->granted || !q->n) {
+		lineq_put(q);
+		return;
+	}
+	t = SIM_MAX(t, s->mem.lines[q->line].busy_until);
+	if (sim_event_queued(&q->ev))
+		sim_evq_cancel(&s->q, &q->ev);
+	sim_evq_push(&s->q, &q->ev, t);
+}
+
+static unsigned int chip_of(const struct sim *s, int pcpu)
+{
+	const struct sim_topo *t = &s->mem.topo;
+
+	return (unsigned int)pcpu / (t->smt * t->cores_per_chip);
+}
+
+static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c)
+{
+	struct sim_lq_chip *k = &q->chip[chip_of(q->s, c->pcpu)];
+	unsigned int i = c->lq_idx;
+
+	QSIM_BUG_ON(i >= k->n || k->v[i] != c);
+	k->v[i] = k->v[--k->n];
+	k->v[i]->lq_idx = i;
+	q->n--;
+	c->lq = NULL;
+}
+
+/*
+ * The line's source is free: serve one waiting request.  Each requester
+ * retries its request once per round trip to the line (its distance to
+ * the data), at a random phase, and the first retry to arrive is served:
+ * per chip, the first of n uniform arrivals over [0, L) comes at
+ * L * (1 - U^(1/n)); the earliest chip wins and one of its requesters,
+ * at random, is served.  With near_bias (percent), the chip holding the
+ * data wins outright that often.
+ */
+static void lineq_ev(struct sim_event *ev)
+{
+	struct sim_lineq *q = ev->data;
+	struct sim *s = q->s;
+	struct sim_mem *m = &s->mem;
+	struct sim_line *l = &m->lines[q->line];
+	sim_time_t t = ev->time_ps;
+	int src = l->src_pcpu;
+	unsigned int home = src >= 0 ? chip_of(s, src) : UINT_MAX;
+	unsigned int win = UINT_MAX;
+	double best = 0;
+	struct sim_lq_chip *k;
+	struct sim_cpu *w;
+
+	if (l->busy_until > t || l->protect_until > t) {
+		sim_evq_push(&s->q, &q->ev,
+			     SIM_MAX(l->busy_until, l->protect_until));
+		return;
+	}
+	if (!q->n || q->granted) {
+		lineq_put(q);
+		return;
+	}
+	if (home < s->nchips && q->chip[home].n && m->cost.near_bias_pct &&
+	    sim_rng_below(&s->arb_rng, 100) < m->cost.near_bias_pct)
+		win = home;
+	if (win == UINT_MAX) {
+		for (unsigned int c = 0; c < s->nchips; c++) {
+			double lat, x;
+
+			if (!q->chip[c].n)
+				continue;
+			lat = (double)(src < 0	   ? m->cost.mem_ps
+				       : c == home ? m->cost.chip_ps
+						   : m->cost.remote_ps);
+			x = lat * (1.0 - pow(sim_rng_unit(&s->arb_rng),
+					     1.0 / q->chip[c].n));
+			if (win == UINT_MAX || x < best) {
+				win = c;
+				best = x;
+			}
+		}
+	}
+	k = &q->chip[win];
+	w = k->v[k->n > 1 ? sim_rng_below(&s->arb_rng, k->n) : 0];
+	lineq_remove(q, w);
+	q->granted = w;
+	w->lq_grant = q;
+	w->state = SIM_CPU_READY;
+	sim_evq_push(&s->q, &w->ev, t);
+}
+
+/*
+ * Must @c's @kind access to @line wait for the line's source?  A read of
+ * a copy in our cache does not, unless our own write to it is still in
+ * flight; a store or atomic on a line modified in our cache does not
+ * while nobody else waits for it.  Everything else (a miss, a store or
+ * atomic that must invalidate other copies or that others wait for)
+ * waits while the source is busy or others wait before it.  (A store
+ * that waits here stalls its cpu: the store buffer is not modelled
+ * beyond letting a store's own latency run on.)
+ */
+static bool line_blocked(struct sim_cpu *c, size_t line, enum sim_access kind)
+{
+	struct sim_mem *m = &c->sim->mem;
+	struct sim_line *l = &m->lines[line];
+	int holds = sim_mem_holds(m, line, c->pcpu);
+	bool waiters = l->q && (l->q->n || l->q->granted);
+	bool mine = holds == 2 && l->wbusy_until <= c->now_ps;
+
+	if (l->q && l->q->granted == c)
+		return false;
+	if (l->protect_until >= c->now_ps && l->protect_pcpu == c->pcpu)
+		return false; /* our stcx. in our larx's window */
+	if (kind == SIM_READ && (holds == 1 || mine))
+		return false;
+	if (l->protect_until > c->now_ps)
+		return true; /* another cpu's larx-to-stcx. window */
+	if (mine && !waiters)
+		return false;
+	return waiters || l->busy_until > c->now_ps;
+}
+
+/* Wait until @line serves @c (E5); may switch coroutines. */
+static void coroutine_fn line_wait(struct sim_cpu *c, size_t line)
+{
+	struct sim *s = c->sim;
+	struct sim_lineq *q = lineq_get(s, line);
+	struct sim_lq_chip *k = &q->chip[chip_of(s, c->pcpu)];
+
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 8;
+		k->v = g_renew(struct sim_cpu *, k->v, k->cap);
+	}
+	c->lq_idx = k->n;
+	k->v[k->n++] = c;
+	q->n++;
+	c->lq = q;
+	s->line_waits++;
+	lineq_kick(q, c->now_ps);
+	c->state = SIM_CPU_WAITING;
+	cpu_switch_out(c);
+	QSIM_BUG_ON(c->state != SIM_CPU_RUNNING);
+}
+
+/* Sync, then wait until the line serves this access if it must. */
+static void coroutine_fn line_acquire(struct sim_cpu *c, size_t line,
+				      enum sim_access kind)
+{
+	sim_cpu_sync(c);
+	while (line_blocked(c, line, kind)) {
+		line_wait(c, line);
+		sim_cpu_sync(c);
+	}
+}
+
+/* The access @c was served for is done: serve the next one. */
+static void line_release(struct sim_cpu *c, size_t line)
+{
+	struct sim_lineq *q = c->sim->mem.lines[line].q;
+
+	if (!q || q->granted != c)
+		return;
+	q->granted = NULL;
+	c->lq_grant = NULL;
+	lineq_kick(q, c->access_ps);
+}
+
 void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			     enum sim_access kind)
 {
 	struct sim_mem *m = &c->sim->mem;
 	size_t line;
+	sim_time_t done;
 
 	QSIM_BUG_ON(!sim_mem_contains(m, p), "access outside the arena");
-	sim_cpu_sync(c);
 	line = sim_mem_line_of(m, p);
+	c->larx_held = kind == SIM_RMW;
+	if (kind == SIM_RMW || kind == SIM_RMW_RESV) {
+		if (!m->topo.llsc) {
+			/* A locked instruction: the line is ours throughout. */
+			line_acquire(c, line, SIM_RMW);
+			c->larx_held = true;
+			c->access_ps = c->now_ps;
+			c->now_ps = sim_mem_touch(m, line, c->pcpu, SIM_RMW,
+						  c->now_ps, &c->mrng);
+			line_release(c, line);
+			return;
+		}
+		/* The larx: a read with a reservation; with the lock hint it
+		 * asks for the line to modify it. */
+		line_acquire(c, line, c->larx_held ? SIM_RMW : SIM_READ);
+		c->larx_line = line;
+		c->larx_stores = m->lines[line].stores;
+		c->access_ps = c->now_ps;
+		c->now_ps = sim_mem_touch(m, line, c->pcpu, SIM_READ, c->now_ps,
+					  &c->mrng);
+		m->lines[line].protect_until = c->now_ps + m->cost.atomic_ps;
+		m->lines[line].protect_pcpu = c->pcpu;
+		line_release(c, line);
+		return;
+	} else {
+		line_acquire(c, line, kind);
+	}
 	c->access_ps = c->now_ps;
-	c->now_ps = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps);
+	done = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps, &c->mrng);
+	line_release(c, line);
+	if (kind == SIM_WRITE) {
+		/* The store waits in the store buffer; the cpu goes on. */
+		c->store_done_ps = SIM_MAX(c->store_done_ps, done);
+		c->now_ps += m->cost.hit_ps;
+		return;
+	}
+	c->now_ps = done;
 	if (kind == SIM_READ && c->wait.active) {
 		struct sim_wait *w = &c->wait;
 
@@ -409,6 +906,41 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 		w->offs[w->nlines] = (w->nreads - 1) * m->cost.hit_ps;
 		w->nlines++;
 	}
+}
+
+bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p)
+{
+	struct sim_mem *m = &c->sim->mem;
+	sim_time_t done;
+
+	QSIM_BUG_ON(m->topo.llsc && c->larx_line != sim_mem_line_of(m, p),
+		    "stcx. to another line than its larx");
+	if (!m->topo.llsc)
+		return true; /* the locked atomic did it all */
+	/* The atomic's own work between its larx and its stcx. */
+	c->now_ps += m->cost.atomic_ps;
+	if (!c->larx_held) /* any store before now comes first */
+		line_acquire(c, c->larx_line, SIM_RMW);
+	/*
+	 * With the lock hint the line was held from the larx, so nothing
+	 * came between: the atomic takes effect at the larx's time, as a
+	 * locked one does.
+	 */
+	done = sim_mem_stcx(m, c->larx_line, c->pcpu, c->larx_stores, c->now_ps,
+			    &c->mrng);
+	if (done == SIM_TIME_NEVER) {
+		QSIM_BUG_ON(c->larx_held, "a held reservation was lost");
+		c->access_ps = c->now_ps;
+		line_release(c, c->larx_line);
+		c->resv_lost++;
+		return false;
+	}
+	if (!c->larx_held) {
+		c->access_ps = c->now_ps;
+		line_release(c, c->larx_line);
+	}
+	c->now_ps = done;
+	return true;
 }
 
 static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
@@ -464,6 +996,7 @@ void sim_wait_begin(struct sim_cpu *c)
 	c->wait.active = true;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
+	thread_level(c->sim, c->pcpu, cpu_level(c));
 	sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
 	if (c->sim->spin_hook)
 		c->sim->spin_hook(c->sim->spin_data, c, true, c->now_ps);
@@ -474,6 +1007,7 @@ void sim_wait_end(struct sim_cpu *c)
 	c->wait.active = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
+	thread_level(c->sim, c->pcpu, cpu_level(c));
 	sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
 	if (c->sim->spin_hook)
 		c->sim->spin_hook(c->sim->spin_data, c, false, c->now_ps);
@@ -509,22 +1043,26 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	struct sim_wait *w = &c->wait;
 	bool changed = false;
 	uint32_t every = w->fold_every;
+	sim_time_t relax, hit;
 
 	QSIM_BUG_ON(!w->active || s->cur != c);
 	w->fold_every = 0;
-	c->now_ps += m->cost.relax_ps;
+	/* One iteration's pipeline time at this thread's SMT share (a low
+	 * priority spinner's), with the seeded jitter, for the whole wait. */
+	relax = sim_cpu_scale(c, sim_mem_jitter(m, m->cost.relax_ps, &c->mrng));
+	hit = sim_cpu_scale(c, m->cost.hit_ps);
+	c->now_ps += relax;
 	if (budget != SIM_BUDGET_NONE && --budget == 0) {
 		w->nlines = 0;
 		w->nreads = 0;
 		return 0;
 	}
 	w->grid0_ps = c->now_ps;
-	w->period_ps = w->nreads * m->cost.hit_ps + m->cost.relax_ps;
+	w->period_ps = w->nreads * hit + relax;
 	w->every = every;
-	w->extra_ps = every ? w->fold_extra_ps : 0;
+	w->extra_ps = every ? sim_cpu_scale(c, w->fold_extra_ps) : 0;
 	if (every) /* normal evaluations read only the condition's lines */
-		w->period_ps =
-			w->fold_normal * m->cost.hit_ps + m->cost.relax_ps;
+		w->period_ps = w->fold_normal * hit + relax;
 	if (!w->period_ps)
 		w->period_ps = 1;
 	w->budget = budget;

@@ -29,6 +29,10 @@
  *   E4  Spinning costs host time only when a watched line changes: a
  *       waiter wakes at the first point of its iteration grid after the
  *       write, with exactly the iteration count a real loop would have.
+ *   E5  A cpu whose access needs a busy line's source waits (WAITING, on
+ *       the line's queue, watching nothing); when the source frees, the
+ *       line serves one waiter, drawn from the seeded stream, which then
+ *       accesses the line at that time (mem.h, M2).
  *
  * Transitions
  *   sim_cpu_dispatch      NEW/STOPPED -> READY         (hypervisor)
@@ -47,6 +51,7 @@
 #include "sim/coro.h"
 #include "sim/evq.h"
 #include "sim/mem.h"
+#include "sim/rng.h"
 #include "sim/trace.h"
 
 #define SIM_WAIT_MAX_LINES 4
@@ -56,6 +61,7 @@
 /* Event priorities at equal time: hypervisor first, then cpus, then checks. */
 enum sim_prio {
 	SIM_PRIO_HV = 10,
+	SIM_PRIO_LINE = 15, /* a busy line serves its next request */
 	SIM_PRIO_CPU = 20,
 	SIM_PRIO_CHECK = 30,
 };
@@ -111,6 +117,13 @@ struct sim_wait {
 
 typedef void (*sim_cpu_fn)(struct sim_cpu *cpu, void *arg);
 
+/* What a hardware thread is doing, for the share of its core (SMT). */
+enum sim_thread_level {
+	SIM_THREAD_IDLE, /* no vCPU dispatched, or it ceded */
+	SIM_THREAD_LOW,	 /* spinning at low SMT priority (HMT_low, pause) */
+	SIM_THREAD_BUSY, /* running at normal priority */
+};
+
 /* What every event touches comes first (the fewest cache lines). */
 struct sim_cpu {
 	struct sim *sim;
@@ -123,8 +136,9 @@ struct sim_cpu {
 	unsigned int id;
 	enum sim_acct acct_state;
 	sim_time_t now_ps;
-	sim_time_t access_ps; /* when the latest access took effect */
-	sim_time_t carry_ps;  /* work left over when undispatched */
+	sim_time_t access_ps;	  /* when the latest access took effect */
+	sim_time_t store_done_ps; /* when its buffered stores complete */
+	sim_time_t carry_ps;	  /* work left over when undispatched */
 	sim_time_t acct_since;
 	struct sim_event ev; /* resume, or wait timeout */
 	uint64_t resume_seq; /* ev's sequence when it last resumed us */
@@ -134,8 +148,32 @@ struct sim_cpu {
 	struct sim_wait wait;
 	sim_cpu_fn fn;
 	void *arg;
+	struct sim_lineq *lq; /* the line whose source it waits for, or NULL */
+	struct sim_lineq *lq_grant; /* the line that served it, not yet run */
+	unsigned int lq_idx;	    /* its place in that line's queue */
+	bool hmt_low;		    /* at low SMT priority (HMT_low) */
+	bool larx_held;	  /* the last larx holds the line through its stcx */
+	size_t larx_line; /* the last larx's line, and the stores it saw */
+	uint64_t larx_stores;
+	uint64_t resv_lost;  /* stcx. that failed: the reservation was lost */
+	struct sim_rng mrng; /* machine noise: jitter, arbitration */
+	struct sim_rng irng; /* interrupt arrivals */
+	struct sim_event tick_ev, irq_ev;
+	uint64_t irqs;	   /* interrupts and ticks taken */
+	sim_time_t irq_ps; /* time they took */
 	/* Event counters; the lock layer names the slots (lock_events.h). */
 	uint64_t counters[SIM_CPU_COUNTERS];
+};
+
+/*
+ * The noise a guest CPU sees (docs/cost-model.md): a timer tick every
+ * tick_period_ps at a random phase, taking tick_ps, and other interrupts
+ * arriving at random (exponential gaps of mean irq_mean_ps), each taking
+ * irq_ps.  Zero periods turn them off.
+ */
+struct sim_noise {
+	sim_time_t tick_period_ps, tick_ps;
+	sim_time_t irq_mean_ps, irq_ps;
 };
 
 /* Receiver of model violations found by lock code (the workload). */
@@ -171,12 +209,27 @@ struct sim {
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;
+	uint64_t seed; /* of the machine-noise streams; set before cpus */
+	struct sim_rng arb_rng;	   /* which waiting request a line serves */
+	struct sim_lineq *lq_free; /* spare line queues */
+	unsigned int nchips;
+	uint64_t line_waits; /* accesses that waited for a line */
+	struct sim_noise noise;
+	/* SMT: each hardware thread's level, each core's busy and low
+	 * threads, and the slowdown of a busy and of a low thread (Q16,
+	 * 65536 = one thread alone) by [busy][low] threads on its core. */
+	uint8_t *level;
+	uint8_t *core_busy, *core_low;
+	uint32_t slow_busy[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
+	uint32_t slow_low[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
 };
 
 void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	      const struct sim_cost *cost, const struct sim_topo *topo,
 	      size_t stack_bytes);
 void sim_destroy(struct sim *s);
+/* The seed of the machine-noise streams (before cpus are created). */
+void sim_set_seed(struct sim *s, uint64_t seed);
 struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg);
 
 /* Run events until the queue is empty, sim->stop is set, or @end_ps. */
@@ -200,8 +253,39 @@ void sim_cpu_set_acct(struct sim_cpu *c, enum sim_acct a, sim_time_t t);
 /* Bring accounting up to @t (end of run). */
 void sim_cpu_flush_acct(struct sim_cpu *c, sim_time_t t);
 
+/* Start every cpu's ticks and interrupts (sim->noise) at @t. */
+void sim_noise_start(struct sim *s, sim_time_t t);
+/* The running cpu's SMT priority: low (HMT_low) or back to normal. */
+void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low);
+
+/* Take @d of a dispatched cpu's time at @t (an interrupt). */
+void sim_cpu_steal(struct sim_cpu *c, sim_time_t t, sim_time_t d);
+
 /* --- running-cpu side --- */
 void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
+
+/*
+ * @ps of pipeline work on @c's hardware thread, stretched by what the
+ * other threads of its core take (the SMT share at this moment).
+ */
+static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
+{
+	const struct sim *s = c->sim;
+	unsigned int core;
+	uint32_t slow;
+
+	if (!s->level || c->pcpu < 0)
+		return ps;
+	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
+	 * pausing thread's loop does not slow with its siblings' work. */
+	if (!c->hmt_low && c->wait.active && s->mem.topo.relax_yields)
+		return ps;
+	core = (unsigned int)c->pcpu / s->mem.topo.smt;
+	slow = s->level[c->pcpu] == SIM_THREAD_LOW
+		       ? s->slow_low[s->core_busy[core]][s->core_low[core]]
+		       : s->slow_busy[s->core_busy[core]][s->core_low[core]];
+	return slow == 65536 ? ps : (ps * slow) >> 16;
+}
 
 static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 {
@@ -213,7 +297,7 @@ static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 /* Compute for @ps of CPU time (may be preempted part way). */
 static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 {
-	c->now_ps += ps;
+	c->now_ps += sim_cpu_scale(c, ps);
 	sim_cpu_sync(c);
 }
 
@@ -247,6 +331,14 @@ void coroutine_fn sim_cpu_halt_run(struct sim_cpu *c) __attribute__((noreturn));
  */
 void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			     enum sim_access kind);
+/*
+ * The stcx. of an atomic whose larx was sim_access(SIM_RMW_RESV): the
+ * atomic's own time passes, then the store is tried at that time.  True
+ * when it succeeded (access_ps is its time); false when another pCPU
+ * wrote the line meanwhile, and the caller retries from the larx.  After
+ * a held larx (SIM_RMW, c->larx_held) it is true at once.
+ */
+bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p);
 void sim_mem_written(struct sim *s, const void *p, sim_time_t t);
 /* A write from outside any cpu (the hypervisor updating an lppaca). */
 void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "sim/mem.h"
+#include "sim/rng.h"
 
 void sim_mem_init(struct sim_mem *m, size_t arena_bytes,
 		  unsigned int line_bytes, const struct sim_cost *cost,
@@ -25,6 +26,8 @@ void sim_mem_init(struct sim_mem *m, size_t arena_bytes,
 	m->cost = *cost;
 	m->topo = *topo;
 	QSIM_BUG_ON(m->topo.smt == 0 || m->topo.cores_per_chip == 0);
+	m->dom_threads =
+		m->topo.smt * (m->topo.cache_cores ? m->topo.cache_cores : 1);
 }
 
 void sim_mem_destroy(struct sim_mem *m)
@@ -56,10 +59,12 @@ void sim_mem_seal(struct sim_mem *m)
 	m->nlines = (m->used + line - 1) / line + 1;
 	m->lines = g_new0(struct sim_line, m->nlines);
 	for (size_t i = 0; i < m->nlines; i++) {
-		m->lines[i].owner_pcpu = -1;
+		m->lines[i].owner_dom = -1;
 		m->lines[i].src_pcpu = -1;
 	}
-	m->nwords = (m->topo.npcpus + 63) / 64;
+	m->nwords =
+		((m->topo.npcpus + m->dom_threads - 1) / m->dom_threads + 63) /
+		64;
 	if (!m->nwords)
 		m->nwords = 1;
 	m->sharers = g_new0(uint64_t, m->nlines * m->nwords);
@@ -74,10 +79,10 @@ enum sim_dist sim_mem_dist(const struct sim_mem *m, int a, int b)
 		return SIM_DIST_MEM;
 	if (a == b)
 		return SIM_DIST_HIT;
+	if (sim_mem_domain(m, a) == sim_mem_domain(m, b))
+		return SIM_DIST_SMT;
 	core_a = (unsigned int)a / m->topo.smt;
 	core_b = (unsigned int)b / m->topo.smt;
-	if (core_a == core_b)
-		return SIM_DIST_SMT;
 	if (core_a / m->topo.cores_per_chip == core_b / m->topo.cores_per_chip)
 		return SIM_DIST_CHIP;
 	return SIM_DIST_REMOTE;
@@ -100,65 +105,174 @@ sim_time_t sim_mem_dist_cost(const struct sim_mem *m, enum sim_dist d)
 	return m->cost.mem_ps;
 }
 
+sim_time_t sim_mem_jitter(const struct sim_mem *m, sim_time_t cost,
+			  struct sim_rng *rng)
+{
+	sim_time_t span;
+
+	if (!rng || !m->cost.jitter_pct || !cost)
+		return cost;
+	span = cost * m->cost.jitter_pct / 100;
+	return cost - span + sim_rng_below(rng, 2 * span + 1);
+}
+
 static inline uint64_t *sharer_words(struct sim_mem *m, size_t line)
 {
 	return m->sharers + line * m->nwords;
 }
 
-static inline bool is_sharer(struct sim_mem *m, size_t line, int pcpu)
+static inline bool is_sharer(struct sim_mem *m, size_t line, int dom)
 {
-	return sharer_words(m, line)[pcpu / 64] >> (pcpu % 64) & 1;
+	return sharer_words(m, line)[dom / 64] >> (dom % 64) & 1;
 }
 
-sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
-			 enum sim_access kind, sim_time_t now)
+int sim_mem_holds(const struct sim_mem *m, size_t line, int pcpu)
+{
+	int dom = sim_mem_domain(m, pcpu);
+
+	if (m->lines[line].owner_dom == dom)
+		return 2;
+	return (m->sharers[line * m->nwords + (unsigned int)dom / 64] >>
+		(dom % 64)) &
+	       1;
+}
+
+unsigned int sim_mem_copies(const struct sim_mem *m, size_t line)
+{
+	const uint64_t *w = m->sharers + line * m->nwords;
+	unsigned int n = m->lines[line].owner_dom >= 0;
+
+	for (unsigned int i = 0; i < m->nwords; i++)
+		n += (unsigned int)__builtin_popcountll(w[i]);
+	return n;
+}
+
+/*
+ * What a write by @pcpu waits for (M4): the data from its source unless
+ * its domain holds a copy, and the invalidation of every other domain's
+ * copy, which takes as long as reaching the farthest one plus inval_ps
+ * for each further one.  0 when its domain owns the line.
+ */
+static sim_time_t write_latency(struct sim_mem *m, size_t line, int pcpu)
+{
+	struct sim_line *l = &m->lines[line];
+	const uint64_t *w = sharer_words(m, line);
+	int dom = sim_mem_domain(m, pcpu);
+	enum sim_dist far = SIM_DIST_HIT;
+	unsigned int n = 0;
+	bool mine = is_sharer(m, line, dom);
+	sim_time_t data = 0, inv = 0;
+
+	if (l->owner_dom == dom)
+		return 0;
+	if (l->owner_dom >= 0) {
+		n = 1;
+		far = sim_mem_dist(m, pcpu, l->src_pcpu);
+	}
+	for (unsigned int i = 0; i < m->nwords; i++) {
+		uint64_t bits = w[i];
+
+		while (bits) {
+			int b = (int)(i * 64) + __builtin_ctzll(bits);
+			enum sim_dist d;
+
+			bits &= bits - 1;
+			if (b == dom)
+				continue;
+			/* Distance to that domain's first thread. */
+			d = sim_mem_dist(m, pcpu, b * (int)m->dom_threads);
+			far = d > far ? d : far;
+			n++;
+		}
+	}
+	if (!mine)
+		data = sim_mem_dist_cost(m, sim_mem_dist(m, pcpu, l->src_pcpu));
+	if (n)
+		inv = sim_mem_dist_cost(m, far) + (n - 1) * m->cost.inval_ps;
+	return SIM_MAX(data, inv);
+}
+
+/* @pcpu's domain now holds @line modified, every other copy gone. */
+static void take_exclusive(struct sim_mem *m, size_t line, int pcpu)
 {
 	struct sim_line *l = &m->lines[line];
 	uint64_t *w = sharer_words(m, line);
-	sim_time_t start, cost;
 
-	QSIM_BUG_ON(line >= m->nlines || pcpu < 0 ||
-		    (unsigned int)pcpu >= m->topo.npcpus);
-	if (kind == SIM_READ) {
-		if (l->owner_pcpu == pcpu || is_sharer(m, line, pcpu))
-			return now + m->cost.hit_ps;
-		start = SIM_MAX(now, l->busy_until);
-		cost = sim_mem_dist_cost(m, sim_mem_dist(m, pcpu, l->src_pcpu));
-		if (l->owner_pcpu >= 0) {
-			/* The modified copy is downgraded to shared. */
-			w[l->owner_pcpu / 64] |= 1ULL << (l->owner_pcpu % 64);
-			l->owner_pcpu = -1;
-		}
-		w[pcpu / 64] |= 1ULL << (pcpu % 64);
-		return start + cost;
-	}
-
-	start = SIM_MAX(now, l->busy_until);
-	if (l->owner_pcpu == pcpu) {
-		cost = m->cost.hit_ps;
-	} else if (l->src_pcpu == pcpu) {
-		/* Upgrade of our shared copy: invalidate the other sharers. */
-		bool others = false;
-
-		for (unsigned int i = 0; i < m->nwords && !others; i++) {
-			uint64_t mine = i == (unsigned int)pcpu / 64
-						? 1ULL << (pcpu % 64)
-						: 0;
-
-			others = (w[i] & ~mine) != 0;
-		}
-		cost = others ? m->cost.chip_ps : m->cost.hit_ps;
-	} else {
-		cost = sim_mem_dist_cost(m, sim_mem_dist(m, pcpu, l->src_pcpu));
-	}
-	if (kind == SIM_RMW)
-		cost += m->cost.atomic_ps;
 	if (m->nwords == 1)
 		w[0] = 0;
 	else
 		memset(w, 0, m->nwords * sizeof(*w));
-	l->owner_pcpu = pcpu;
+	l->stores++; /* M5: every reservation on it is gone */
+	l->owner_dom = sim_mem_domain(m, pcpu);
 	l->src_pcpu = pcpu;
-	l->busy_until = start + cost;
-	return start + cost;
+}
+
+sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
+			 enum sim_access kind, sim_time_t now,
+			 struct sim_rng *rng)
+{
+	struct sim_line *l = &m->lines[line];
+	uint64_t *w = sharer_words(m, line);
+	sim_time_t start, lat, occ;
+
+	QSIM_BUG_ON(line >= m->nlines || pcpu < 0 ||
+		    (unsigned int)pcpu >= m->topo.npcpus);
+	QSIM_BUG_ON(kind == SIM_RMW_RESV, "a larx is a read");
+	if (kind == SIM_READ) {
+		int dom = sim_mem_domain(m, pcpu);
+
+		if (l->owner_dom == dom || is_sharer(m, line, dom))
+			/* In our cache; a sibling's store reaches us through
+			 * the shared cache. */
+			return now +
+			       sim_mem_dist_cost(
+				       m, sim_mem_dist(m, pcpu, l->src_pcpu) ==
+							  SIM_DIST_SMT
+						  ? SIM_DIST_SMT
+						  : SIM_DIST_HIT);
+		start = SIM_MAX(now, l->busy_until);
+		lat = sim_mem_jitter(
+			m,
+			sim_mem_dist_cost(m,
+					  sim_mem_dist(m, pcpu, l->src_pcpu)),
+			rng);
+		/* M3: the source serves read_fanout reads at once. */
+		occ = lat / (m->cost.read_fanout ? m->cost.read_fanout : 1);
+		l->busy_until = start + occ;
+		if (l->owner_dom >= 0) {
+			/* The modified copy is downgraded to shared. */
+			w[l->owner_dom / 64] |= 1ULL << (l->owner_dom % 64);
+			l->owner_dom = -1;
+		}
+		w[dom / 64] |= 1ULL << (dom % 64);
+		return start + lat;
+	}
+
+	start = SIM_MAX(now, l->busy_until);
+	lat = write_latency(m, line, pcpu);
+	lat = lat ? sim_mem_jitter(m, lat, rng) : m->cost.hit_ps;
+	if (kind == SIM_RMW)
+		lat += m->cost.atomic_ps;
+	take_exclusive(m, line, pcpu);
+	l->busy_until = start + lat;
+	l->wbusy_until = start + lat;
+	return start + lat;
+}
+
+sim_time_t sim_mem_stcx(struct sim_mem *m, size_t line, int pcpu,
+			uint64_t stores, sim_time_t now, struct sim_rng *rng)
+{
+	struct sim_line *l = &m->lines[line];
+	sim_time_t start, lat;
+
+	if (l->stores != stores)
+		return SIM_TIME_NEVER;
+	/* The upgrade: every other copy (the readers since) invalidated. */
+	start = SIM_MAX(now, l->busy_until);
+	lat = write_latency(m, line, pcpu);
+	lat = lat ? sim_mem_jitter(m, lat, rng) : m->cost.hit_ps;
+	take_exclusive(m, line, pcpu);
+	l->busy_until = start + lat;
+	l->wbusy_until = start + lat;
+	return start + lat;
 }

@@ -140,7 +140,17 @@ START_TEST(test_defaults_and_units)
 	ck_assert_str_eq(cfg->preset, "power9");
 	ck_assert_uint_eq(cfg->smt, 4); /* from the preset */
 	ck_assert_uint_eq(cfg->line_bytes, 128);
-	ck_assert_uint_eq(cfg->cost.chip_ps, 25000);
+	/* The calibrated power9 preset (docs/cost-model.md): an on-chip
+	 * transfer of 55 ns, larx/stcx. atomics, SMT throughput and the
+	 * L2 shared by a core pair. */
+	ck_assert_uint_eq(cfg->cost.chip_ps, 55000);
+	ck_assert_uint_eq(cfg->cost.read_fanout, 4);
+	ck_assert_uint_eq(cfg->cache_cores, 2);
+	ck_assert_str_eq(cfg->atomics, "llsc");
+	ck_assert(!cfg->relax_yields);
+	ck_assert_uint_eq(cfg->smt_tput[0], 100);
+	ck_assert_uint_eq(cfg->smt_tput[3], 200);
+	ck_assert_uint_eq(cfg->hz, 100);
 	ck_assert_int_eq(cfg->cs.kind, SIM_DIST_EXP);
 	ck_assert_uint_eq(cfg->cs.a_ps, 150000);
 	ck_assert_uint_eq(cfg->think.a_ps, SIM_US);
@@ -170,7 +180,9 @@ START_TEST(test_preset_and_overrides)
 	ck_assert_uint_eq(cfg->line_bytes, 64);
 	ck_assert_uint_eq(cfg->smt, 1);
 	ck_assert_uint_eq(cfg->cost.chip_ps, 33000);
-	ck_assert_uint_eq(cfg->cost.remote_ps, 110000);
+	ck_assert_uint_eq(cfg->cost.remote_ps, 125000);
+	ck_assert_str_eq(cfg->atomics, "locked");
+	ck_assert(cfg->relax_yields);
 	ck_assert_uint_eq(cfg->seed, 77);
 	cfg_free(cfg);
 }

@@ -36,15 +36,15 @@ START_TEST(test_read_then_hit)
 	size_t l = setup();
 
 	/* Nobody holds it: a memory fill, then hits. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 1000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 1000, NULL),
 			  1000 + 100900);
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 200000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 200000, NULL),
 			  201000);
 	/* Another pCPU on the same chip reads: still from memory (no
 	 * writer yet), then it is a sharer too. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 9, SIM_READ, 300000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 9, SIM_READ, 300000, NULL),
 			  300000 + 100900);
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 9, SIM_READ, 500000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 9, SIM_READ, 500000, NULL),
 			  501000);
 	sim_destroy(&S);
 }
@@ -54,19 +54,22 @@ START_TEST(test_write_invalidates)
 {
 	size_t l = setup();
 
-	sim_mem_touch(&S.mem, l, 0, SIM_READ, 0);
-	sim_mem_touch(&S.mem, l, 90, SIM_READ, 0);
-	/* pCPU 90 writes (data from memory): 100900; it now owns the line. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 90, SIM_WRITE, 1000000),
-			  1000000 + 100900);
+	sim_mem_touch(&S.mem, l, 0, SIM_READ, 0, NULL);
+	sim_mem_touch(&S.mem, l, 90, SIM_READ, 0, NULL);
+	/* pCPU 90 writes: it holds a copy, so no data moves, but pCPU 0's
+	 * copy on the other chip must be invalidated: remote, 90700. */
+	ck_assert_uint_eq(
+		sim_mem_touch(&S.mem, l, 90, SIM_WRITE, 1000000, NULL),
+		1000000 + 90700);
 	/* Owner writes again: a hit, once the line is no longer busy. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 90, SIM_WRITE, 2000000),
-			  2001000);
+	ck_assert_uint_eq(
+		sim_mem_touch(&S.mem, l, 90, SIM_WRITE, 2000000, NULL),
+		2001000);
 	/* pCPU 0's copy was invalidated: a remote transfer from 90. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 3000000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 3000000, NULL),
 			  3000000 + 90700);
 	/* pCPU 1 (same core as 0) reads: data still sourced from 90. */
-	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 91, SIM_READ, 4000000),
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 91, SIM_READ, 4000000, NULL),
 			  4000000 + 4100);
 	sim_destroy(&S);
 }
@@ -78,12 +81,12 @@ START_TEST(test_atomics_serialize)
 	size_t l = setup();
 	sim_time_t a, b, c;
 
-	a = sim_mem_touch(&S.mem, l, 0, SIM_RMW, 1000000);
+	a = sim_mem_touch(&S.mem, l, 0, SIM_RMW, 1000000, NULL);
 	ck_assert_uint_eq(a, 1000000 + 100900 + 8100);
 	/* Two more at the same instant queue behind it. */
-	b = sim_mem_touch(&S.mem, l, 4, SIM_RMW, 1000000);
+	b = sim_mem_touch(&S.mem, l, 4, SIM_RMW, 1000000, NULL);
 	ck_assert_uint_eq(b, a + 25300 + 8100);
-	c = sim_mem_touch(&S.mem, l, 80, SIM_RMW, 1000000);
+	c = sim_mem_touch(&S.mem, l, 80, SIM_RMW, 1000000, NULL);
 	ck_assert_uint_eq(c, b + 90700 + 8100);
 	sim_destroy(&S);
 }
@@ -96,7 +99,7 @@ START_TEST(test_contention_grows_linearly)
 	sim_time_t end = 0;
 
 	for (int i = 0; i < 16; i++)
-		end = sim_mem_touch(&S.mem, l, 4 * i, SIM_RMW, 0);
+		end = sim_mem_touch(&S.mem, l, 4 * i, SIM_RMW, 0, NULL);
 	/* First from memory, then 15 chip transfers (all on chip 0). */
 	ck_assert_uint_eq(end, 100900 + 8100 + 15 * (25300 + 8100));
 	sim_destroy(&S);

@@ -165,9 +165,12 @@ END_TEST
 /*
  * Wake on write at the exact grid point.  b reads at 0 (memory miss,
  * 100900), relaxes: grid0 = 102900, period 3000.  a writes at 1000500;
- * the first grid point after it is 102900 + 300 * 3000 = 1002900.  a's
- * write came from memory (100900) so the line is busy until 1101400; b's
- * re-read is an SMT transfer: 1101400 + 4100 = 1105500.
+ * the first grid point after it is 102900 + 300 * 3000 = 1002900.  a and
+ * b are threads of one core, so they share its cache: b's read brought
+ * the line in, a's store only upgrades it there (a hit, 1000; busy until
+ * 1001500), and b's re-read at 1002900 gets a sibling's store through
+ * the shared cache: SMT 4100, 1002900 + 4100 = 1007000.  (Before cache
+ * domains each thread held its own copy: a fetched it from memory.)
  */
 START_TEST(test_wake_on_write)
 {
@@ -177,7 +180,7 @@ START_TEST(test_wake_on_write)
 	run2(&a, &b, 0, 0);
 	ck_assert_uint_eq(a.at[0], 1000500);
 	ck_assert_uint_eq(b.seen[0], 1);
-	ck_assert_uint_eq(b.at[3], 1105500);
+	ck_assert_uint_eq(b.at[3], 1007000);
 }
 END_TEST
 
@@ -250,10 +253,13 @@ START_TEST(test_two_lines)
 
 	run2(&a, &b, 0, 0);
 	/* b: x miss 100900, y miss 100900, relax: grid0 203800, period
-	 * 2 hits + relax = 4000.  Write to y at 700300: k = 124 + 2,
-	 * r = 203800 + 125 * 4000 = 703800.  Re-read x (hit, 1000), then
-	 * y: busy until 700300 + 100900 = 801200, + SMT 4100 = 805300. */
-	ck_assert_uint_eq(b.at[3], 805300);
+	 * 2 hits + relax = 4000.  Write to y at 700300; y is read 1000
+	 * into an evaluation: k = (699300 - 203800) / 4000 + 2 = 125,
+	 * r = 203800 + 124 * 4000 = 699800.  Re-read x (hit) at 700800,
+	 * then y: a's store to the shared cache (a hit, 1000) is in flight
+	 * until 701300, so b waits for it, then reads a sibling's store
+	 * through the shared cache: 701300 + SMT 4100 = 705400. */
+	ck_assert_uint_eq(b.at[3], 705400);
 }
 END_TEST
 

@@ -7,9 +7,11 @@
  */
 #include "tests/testutil.h"
 
-/* One vCPU, one pCPU, no warm-up; rr never preempts a lone vCPU. */
+/* One vCPU, one pCPU, no warm-up; rr never preempts a lone vCPU, and no
+ * tick or interrupt takes its time. */
 static const char *const one = "[run]\nduration = 10ms\nwarmup = 0ns\n"
 			       "[machine]\npcpus = 1\n"
+			       "[guest]\nhz = 0\nirq_rate = 0\n"
 			       "[partition]\nvcpus = 1\nshared = false\n"
 			       "[workload]\nthink = 1us\ncs = 200ns\n";
 

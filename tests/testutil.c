@@ -19,7 +19,8 @@ const struct sim_cost tu_cost = {
 
 void tu_sim_init(struct sim *s, unsigned int npcpus)
 {
-	struct sim_topo topo = {4, 20, npcpus};
+	struct sim_topo topo = {
+		.smt = 4, .cores_per_chip = 20, .npcpus = npcpus};
 
 	sim_init(s, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
 }
@@ -202,7 +203,8 @@ void tu_rig_init(struct tu_rig *r, const struct hv_params *hp, const char *lock,
 		 const struct lk_params *lp, bool shared, struct tu_script *sc,
 		 unsigned int n, unsigned int nlocks)
 {
-	struct sim_topo topo = {4, 20, hp->npcpus};
+	struct sim_topo topo = {
+		.smt = 4, .cores_per_chip = 20, .npcpus = hp->npcpus};
 	struct lk_params dflt = tu_lk_params();
 	void *args[64];
 

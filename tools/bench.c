@@ -169,7 +169,7 @@ static double event_ns(void)
 {
 	struct sim s;
 	struct sim_cost cost = {.hit_ps = 1000, .relax_ps = 1000};
-	struct sim_topo topo = {1, 1, 64};
+	struct sim_topo topo = {.smt = 1, .cores_per_chip = 1, .npcpus = 64};
 	double t0;
 
 	sim_init(&s, 1 << 16, 128, &cost, &topo, 64 << 10);
@@ -439,9 +439,9 @@ int bench_main(const struct bench_opts *o, FILE *out)
 		"reference: host lock/unlock pair %.2f ns; coroutine switch "
 		"%.2f ns; engine event with switch %.2f ns\n\n",
 		pair, sw, ev);
-	fprintf(out, "%-24s %7s %9s %10s %9s %10s %9s %8s\n", "scenario",
-		"sim s", "host s", "slowdown", "Mev/s", "ns/acq", "Msw/s",
-		"RSS MB");
+	fprintf(out, "%-24s %7s %9s %10s %9s %10s %8s %9s %8s\n", "scenario",
+		"sim s", "host s", "slowdown", "Mev/s", "ns/acq", "ev/acq",
+		"Msw/s", "RSS MB");
 	for (guint i = 0; i < cases->len; i++) {
 		const struct bench_case *c =
 			&g_array_index(cases, struct bench_case, i);
@@ -455,11 +455,15 @@ int bench_main(const struct bench_opts *o, FILE *out)
 			continue;
 		}
 		fprintf(out,
-			"%-24s %7.3f %9.2f %10.2f %9.2f %10.0f %9.2f %8.1f%s\n",
+			"%-24s %7.3f %9.2f %10.2f %9.2f %10.0f %8.1f %9.2f "
+			"%8.1f%s\n",
 			c->name, f->sim_s, f->host_s, f->host_s / f->sim_s,
 			(double)f->events / f->host_s / 1e6,
 			f->acquisitions
 				? f->host_s * 1e9 / (double)f->acquisitions
+				: 0,
+			f->acquisitions
+				? (double)f->events / (double)f->acquisitions
 				: 0,
 			(double)f->switches / f->host_s / 1e6,
 			(double)f->rss_kib / 1024.0,

@@ -33,50 +33,82 @@ enum cfg_type {
 struct cfg_preset {
 	const char *name;
 	unsigned int smt, cores_per_chip, line_bytes, page_bytes;
+	unsigned int cache_cores; /* cores sharing an L2 */
+	const char *smt_tput;	  /* core throughput by busy threads, percent */
+	unsigned int hmt_low;
+	const char *atomics;
+	bool relax_yields;
 	struct sim_cost cost;
 };
 
-/* Latencies in picoseconds; docs/cost-model.md says where they come from. */
+/* Every figure here has its source in docs/cost-model.md (calibration). */
 static const struct cfg_preset presets[] = {
 	{"power9",
 	 4,
 	 20,
 	 128,
 	 65536,
+	 2,
+	 "100,143,171,200",
+	 14,
+	 "llsc",
+	 false,
 	 {.hit_ps = 1000,
 	  .smt_ps = 4000,
-	  .chip_ps = 25000,
-	  .remote_ps = 90000,
-	  .mem_ps = 100000,
-	  .atomic_ps = 8000,
-	  .relax_ps = 2000,
-	  .barrier_ps = 15000}},
+	  .chip_ps = 55000,
+	  .remote_ps = 85000,
+	  .mem_ps = 90000,
+	  .atomic_ps = 9000,
+	  .relax_ps = 5000,
+	  .barrier_ps = 15000,
+	  .inval_ps = 2000,
+	  .read_fanout = 4,
+	  .jitter_pct = 25,
+	  .near_bias_pct = 0}},
 	{"power10",
 	 8,
 	 15,
 	 128,
 	 65536,
+	 1,
+	 "100,200,243,286,314,342,371,400",
+	 5,
+	 "llsc",
+	 true,
 	 {.hit_ps = 1000,
 	  .smt_ps = 4000,
-	  .chip_ps = 20000,
-	  .remote_ps = 70000,
+	  .chip_ps = 55000,
+	  .remote_ps = 85000,
 	  .mem_ps = 90000,
-	  .atomic_ps = 6000,
-	  .relax_ps = 2000,
-	  .barrier_ps = 12000}},
+	  .atomic_ps = 9000,
+	  .relax_ps = 5000,
+	  .barrier_ps = 15000,
+	  .inval_ps = 2000,
+	  .read_fanout = 4,
+	  .jitter_pct = 25,
+	  .near_bias_pct = 0}},
 	{"x86",
 	 2,
 	 28,
 	 64,
 	 4096,
+	 1,
+	 "100,118",
+	 5,
+	 "locked",
+	 true,
 	 {.hit_ps = 1000,
-	  .smt_ps = 5000,
-	  .chip_ps = 40000,
-	  .remote_ps = 110000,
+	  .smt_ps = 2000,
+	  .chip_ps = 42000,
+	  .remote_ps = 125000,
 	  .mem_ps = 90000,
-	  .atomic_ps = 10000,
-	  .relax_ps = 10000,
-	  .barrier_ps = 20000}},
+	  .atomic_ps = 7000,
+	  .relax_ps = 45000,
+	  .barrier_ps = 11000,
+	  .inval_ps = 2000,
+	  .read_fanout = 1,
+	  .jitter_pct = 25,
+	  .near_bias_pct = 0}},
 };
 
 const char *const cfg_presets[] = {"power9", "power10", "x86", NULL};
@@ -103,6 +135,13 @@ static const char *choice_mutant(unsigned int i)
 	return lk_mutants[i - 1] ? lk_mutants[i - 1]->mutant : NULL;
 }
 
+static const char *choice_atomics(unsigned int i)
+{
+	static const char *const m[] = {"llsc", "locked", NULL};
+
+	return m[i];
+}
+
 static const char *choice_workload(unsigned int i)
 {
 	return i == 0 ? "locktest" : NULL;
@@ -115,7 +154,8 @@ static const char *choice_mapping(unsigned int i)
 
 static const char *choice_wait_early(unsigned int i)
 {
-	static const char *const m[] = {"prev-state", "prev-preempted", NULL};
+	static const char *const m[] = {"prev-state", "prev-preempted", "none",
+					NULL};
 
 	return m[i];
 }
@@ -180,6 +220,25 @@ static const struct cfg_key cfg_keys[] = {
 	 "coroutine stack per vCPU, KiB"},
 	{"machine", "page_size", CT_UINT, PRESET, 4096, 1 << 20, NULL,
 	 OFF(page_bytes), "guest page size in bytes (sizes the pv hash)"},
+	{"machine", "cache_cores", CT_UINT, PRESET, 1, 64, NULL,
+	 OFF(cache_cores),
+	 "cores sharing one cache (L2): its threads hold one copy of a "
+	 "line"},
+	{"machine", "smt_throughput", CT_LIST, PRESET, 0, 0, NULL,
+	 OFF(smt_tput_text),
+	 "a core's throughput with 1, 2, ... threads busy, percent of one "
+	 "thread alone, comma separated (at least smt values)"},
+	{"machine", "hmt_low", CT_UINT, PRESET, 0, 100, NULL, OFF(hmt_low_pct),
+	 "weight of a thread spinning at low SMT priority, percent of a busy "
+	 "one"},
+	{"machine", "relax_yields", CT_BOOL, PRESET, 0, 0, NULL,
+	 OFF(relax_yields),
+	 "cpu_relax() yields the core (x86 pause, POWER10 pause_short): every "
+	 "spin loop runs at low SMT priority, not only HMT_low ones"},
+	{"machine", "atomics", CT_ENUM, PRESET, 0, 0, choice_atomics,
+	 OFF(atomics),
+	 "llsc: larx/stcx. pairs that can lose their reservation (POWER); "
+	 "locked: locked instructions that hold the line (x86)"},
 
 	{"cost", "hit", CT_TIME, PRESET, 0, T(SIM_MS), NULL, OFF(cost.hit_ps),
 	 "access to a line this pCPU holds"},
@@ -197,6 +256,28 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(cost.relax_ps), "one cpu_relax() in a spin loop"},
 	{"cost", "barrier", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
 	 OFF(cost.barrier_ps), "a full barrier (smp_mb, sync)"},
+	{"cost", "inval", CT_TIME, PRESET, 0, T(SIM_MS), NULL,
+	 OFF(cost.inval_ps),
+	 "a write's cost for each further copy it invalidates"},
+	{"cost", "read_fanout", CT_UINT, PRESET, 1, 64, NULL,
+	 OFF(cost.read_fanout),
+	 "read misses of one line its source serves at once"},
+	{"cost", "jitter", CT_UINT, PRESET, 0, 100, NULL, OFF(cost.jitter_pct),
+	 "seeded noise on transfers, relax, barriers and interrupts, +- "
+	 "percent"},
+	{"cost", "near_bias", CT_UINT, "0", 0, 100, NULL,
+	 OFF(cost.near_bias_pct),
+	 "percent chance that, of the requests waiting for a busy line, one "
+	 "from the chip holding it is served first (else a random one)"},
+
+	{"guest", "hz", CT_UINT, "100", 0, 10000, NULL, OFF(hz),
+	 "timer ticks per second on every busy vCPU (0: none)"},
+	{"guest", "tick", CT_TIME, "5us", 0, T(SIM_MS), NULL, OFF(tick_ps),
+	 "CPU time one tick takes"},
+	{"guest", "irq_rate", CT_UINT, "60", 0, 1000000, NULL, OFF(irq_rate),
+	 "other interrupts per second per vCPU, at random (0: none)"},
+	{"guest", "irq", CT_TIME, "5us", 0, T(SIM_MS), NULL, OFF(irq_ps),
+	 "CPU time one interrupt takes"},
 
 	{"hypervisor", "policy", CT_ENUM, "rr", 0, 0, choice_policy,
 	 OFF(policy), "dispatcher policy"},
@@ -270,8 +351,9 @@ static const struct cfg_key cfg_keys[] = {
 	 "reads waiting out a pending->locked hand-over (qspinlock)"},
 	{"lock", "wait_early", CT_ENUM, "prev-state", 0, 0, choice_wait_early,
 	 OFF(wait_early),
-	 "pv waiter halts early when prev is not running: prev-state (6.x) "
-	 "or prev-preempted (also prev's vCPU preempted, 4.15)"},
+	 "pv waiter halts early when prev is not running: prev-state (6.x), "
+	 "prev-preempted (also prev's vCPU preempted, 4.15) or none (never, "
+	 "before 4.5)"},
 #define X(name, def, max, help)                                                \
 	{"lock",	   "qspl_" #name,	  CT_UINT, #def, 0, max, NULL, \
 	 OFF(qspl_##name), "ppc_qspinlock: " help},
@@ -445,6 +527,10 @@ static char *allowed_text(const struct cfg_key *k)
 	case CT_PROB:
 		return g_strdup("a probability from 0 to 1 (e.g. 0.05)");
 	case CT_LIST:
+		if (k->off == OFF(smt_tput_text))
+			return g_strdup("one percentage (1 to 800) per busy "
+					"thread count, comma separated, from "
+					"100 for one thread, never falling");
 		return g_strdup("nothing, or one duration per lock, comma "
 				"separated (TIME, exp:MEAN, uniform:LO:HI)");
 	case CT_PU:
@@ -665,7 +751,21 @@ static char *default_text(const struct cfg_key *k, const struct cfg_preset *p)
 		return g_strdup_printf("%u", p->line_bytes);
 	if (strcmp(k->key, "page_size") == 0)
 		return g_strdup_printf("%u", p->page_bytes);
-	/* [cost] keys: the preset's value at the same offset. */
+	if (strcmp(k->key, "cache_cores") == 0)
+		return g_strdup_printf("%u", p->cache_cores);
+	if (strcmp(k->key, "smt_throughput") == 0)
+		return g_strdup(p->smt_tput);
+	if (strcmp(k->key, "hmt_low") == 0)
+		return g_strdup_printf("%u", p->hmt_low);
+	if (strcmp(k->key, "atomics") == 0)
+		return g_strdup(p->atomics);
+	if (strcmp(k->key, "relax_yields") == 0)
+		return g_strdup(p->relax_yields ? "true" : "false");
+	if (k->type == CT_UINT) /* [cost] counts and percentages */
+		return g_strdup_printf(
+			"%u", *(const unsigned int *)((const char *)&p->cost +
+						      (k->off - OFF(cost))));
+	/* [cost] times: the preset's value at the same offset. */
 	cost = (const sim_time_t *)((const char *)&p->cost +
 				    (k->off - OFF(cost)));
 	return g_strdup(sim_format_time(*cost, buf, sizeof(buf)));
@@ -777,6 +877,8 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->pick);
 	g_free(cfg->lock_cs_text);
 	g_free(cfg->lock_cs);
+	g_free(cfg->smt_tput_text);
+	g_free(cfg->atomics);
 	g_free(cfg);
 }
 
@@ -879,6 +981,33 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 	return true;
 }
 
+/* [machine] smt_throughput: at least smt percentages, 100 first, never
+ * falling (another busy thread never makes the core slower). */
+static bool parse_smt_tput(struct qsim_config *cfg, const char *path,
+			   GError **error)
+{
+	g_auto(GStrv) parts = g_strsplit(cfg->smt_tput_text, ",", -1);
+	guint n = g_strv_length(parts);
+	bool ok = n >= cfg->smt && n <= SIM_SMT_MAX;
+
+	for (guint i = 0; ok && i < n; i++) {
+		uint64_t v;
+
+		ok = parse_u64(g_strstrip(parts[i]), &v) && v >= 1 &&
+		     v <= 800 && (i ? v >= cfg->smt_tput[i - 1] : v == 100);
+		if (ok)
+			cfg->smt_tput[i] = (unsigned int)v;
+	}
+	if (!ok)
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [machine] smt_throughput = '%s': expected at "
+			    "least smt (%u) and at most %d percentages, "
+			    "comma separated, the first 100 and none below "
+			    "the one before",
+			    path, cfg->smt_tput_text, cfg->smt, SIM_SMT_MAX);
+	return ok;
+}
+
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
@@ -956,6 +1085,8 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			return false;
 		}
 	}
+	if (!parse_smt_tput(cfg, path, error))
+		return false;
 	if (cfg->line_bytes & (cfg->line_bytes - 1)) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [machine] line_size = %u: must be a power of "

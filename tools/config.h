@@ -54,8 +54,19 @@ struct qsim_config {
 	unsigned int line_bytes;
 	unsigned int stack_kib;
 	unsigned int page_bytes;
+	unsigned int cache_cores;
+	char *smt_tput_text;
+	unsigned int smt_tput[SIM_SMT_MAX]; /* parsed */
+	unsigned int hmt_low_pct;
+	char *atomics;
+	bool relax_yields;
 	/* [cost] */
 	struct sim_cost cost;
+	/* [guest] */
+	unsigned int hz;
+	sim_time_t tick_ps;
+	unsigned int irq_rate;
+	sim_time_t irq_ps;
 	/* [hypervisor] */
 	char *policy;
 	sim_time_t slice_ps;

@@ -54,6 +54,7 @@ static void warmup_ev(struct sim_event *ev)
 		if (r->noise_wl[n].nvcpus) /* else a hog partition */
 			wl_reset_stats(&r->noise_wl[n], t);
 	hv_reset_stats(&r->hv, t);
+	r->sim.line_waits = 0;
 	for (unsigned int i = 0; i < r->sim.ncpus; i++) {
 		struct sim_cpu *c = r->sim.cpus[i];
 
@@ -61,6 +62,9 @@ static void warmup_ev(struct sim_event *ev)
 		memset(c->acct_ps, 0, sizeof(c->acct_ps));
 		memset(c->counters, 0, sizeof(c->counters));
 		c->wakeups = 0;
+		c->resv_lost = 0;
+		c->irqs = 0;
+		c->irq_ps = 0;
 	}
 }
 
@@ -322,6 +326,19 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 					(double)wake
 			     : 0;
 	}
+	{
+		uint64_t lost = 0, irqs = 0, irq_ps = 0;
+
+		for (unsigned int i = 0; i < r->sim.ncpus; i++) {
+			lost += r->sim.cpus[i]->resv_lost;
+			irqs += r->sim.cpus[i]->irqs;
+			irq_ps += r->sim.cpus[i]->irq_ps;
+		}
+		counter_add(res->counters, "sim_resv_lost", lost);
+		counter_add(res->counters, "sim_line_waits", r->sim.line_waits);
+		counter_add(res->counters, "sim_irqs", irqs);
+		counter_add(res->counters, "sim_irq_ps", irq_ps);
+	}
 	counter_add(res->counters, "sim_events", res->events);
 	counter_add(res->counters, "sim_switches", res->switches);
 }
@@ -333,7 +350,15 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
 					   ? lk_find_mutant(cfg->mutant)
 					   : lk_find(cfg->lock);
-	struct sim_topo topo = {cfg->smt, cfg->cores_per_chip, cfg->pcpus};
+	struct sim_topo topo = {
+		.smt = cfg->smt,
+		.cores_per_chip = cfg->cores_per_chip,
+		.cache_cores = cfg->cache_cores,
+		.npcpus = cfg->pcpus,
+		.hmt_low_pct = cfg->hmt_low_pct,
+		.llsc = strcmp(cfg->atomics, "llsc") == 0,
+		.relax_yields = cfg->relax_yields,
+	};
 	struct hv_params hp = {
 		.policy = cfg->policy,
 		.npcpus = cfg->pcpus,
@@ -376,6 +401,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.pending_loops = cfg->pending_loops,
 		.wait_early = strcmp(cfg->wait_early, "prev-preempted") == 0
 				      ? LK_WAIT_EARLY_PREV_PREEMPTED
+			      : strcmp(cfg->wait_early, "none") == 0
+				      ? LK_WAIT_EARLY_NONE
 				      : LK_WAIT_EARLY_PREV_STATE,
 		.steal = strcmp(cfg->steal, "oneshot") == 0 ? LK_STEAL_ONESHOT
 			 : strcmp(cfg->steal, "none") == 0  ? LK_STEAL_NONE
@@ -410,8 +437,16 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	QSIM_BUG_ON(!ops, "lock %s passed validation but is not registered",
 		    cfg->lock);
 	r->cfg = cfg;
+	memcpy(topo.smt_tput, cfg->smt_tput, sizeof(topo.smt_tput));
 	sim_init(&r->sim, arena, cfg->line_bytes, &cfg->cost, &topo,
 		 (size_t)cfg->stack_kib << 10);
+	sim_set_seed(&r->sim, cfg->seed);
+	r->sim.noise = (struct sim_noise){
+		.tick_period_ps = cfg->hz ? SIM_S / cfg->hz : 0,
+		.tick_ps = cfg->tick_ps,
+		.irq_mean_ps = cfg->irq_rate ? SIM_S / cfg->irq_rate : 0,
+		.irq_ps = cfg->irq_ps,
+	};
 	if (strcmp(cfg->policy, "adversarial") == 0) {
 		/* The adversary's knobs apply to its policy only. */
 		_Static_assert(HV_PT_NR <= G_N_ELEMENTS(hp.point_prob),
@@ -500,6 +535,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	if (cfg->warmup_ps)
 		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);
 	hv_start(&r->hv, 0);
+	sim_noise_start(&r->sim, 0);
 	/* The guest's last: its violation hook is the one installed. */
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
 		if (r->noise_wl[n].nvcpus)

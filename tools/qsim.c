@@ -18,6 +18,7 @@
 #include "tools/store.h"
 #include "tools/torture.h"
 #include "tools/bench.h"
+#include "tools/validate.h"
 
 enum {
 	EXIT_OK = 0,
@@ -44,6 +45,10 @@ static void usage(FILE *out)
 		"  bench [--quick] [--json FILE] [--only TEXT] [--repeat N]\n"
 		"        [--compare FILE]\n"
 		"        the benchmark (docs/performance.md); not a test\n"
+		"  validate [NAME...] [--seeds N] [--jobs J] [--list] "
+		"[--dir DIR] [--markdown FILE]\n"
+		"        simulated against published figures "
+		"(scenarios/validation)\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
 		"parameters\n"
@@ -465,6 +470,63 @@ static int cmd_bench(int argc, char **argv)
 	return bench_main(&o, stdout);
 }
 
+/* scenarios/validation here, or else in the source tree qsim came from. */
+static char *validation_dir(void)
+{
+	if (g_file_test("scenarios/validation", G_FILE_TEST_IS_DIR))
+		return g_strdup("scenarios/validation");
+	return g_build_filename(QSIM_SOURCE_DIR, "scenarios", "validation",
+				NULL);
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	g_autofree char *dir = NULL, *md = NULL;
+	gint seeds = 0, jobs = 0;
+	gboolean list = FALSE;
+	g_autoptr(GOptionContext) ctx = g_option_context_new("[NAME...]");
+	g_autoptr(GError) err = NULL;
+	struct validate_opts o = {0};
+	struct validate_result res;
+	GOptionEntry entries[] = {
+		{"seeds", 0, 0, G_OPTION_ARG_INT, &seeds,
+		 "seeds per variant (default: each case's, 3)", "N"},
+		{"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
+		 "parallel simulations (default: host cores)", "J"},
+		{"list", 0, 0, G_OPTION_ARG_NONE, &list, "list the cases",
+		 NULL},
+		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
+		 "where the cases are (default scenarios/validation)", "DIR"},
+		{"markdown", 0, 0, G_OPTION_ARG_FILENAME, &md,
+		 "also write the table as Markdown", "FILE"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "qsim validate: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	if (seeds < 0 || seeds > 1000 || jobs < 0 || jobs > 256) {
+		fprintf(stderr, "qsim validate: --seeds from 1 to 1000, --jobs "
+				"from 1 to 256\n");
+		return EXIT_INPUT;
+	}
+	if (!dir)
+		dir = validation_dir();
+	o.dir = dir;
+	o.names = argc > 1 ? argv + 1 : NULL;
+	o.seeds = (unsigned int)seeds;
+	o.jobs = (unsigned int)jobs;
+	o.list = list;
+	o.md_path = md;
+	if (!validate_main(&o, &res, stdout, &err)) {
+		fprintf(stderr, "qsim validate: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	return list || res.passed == res.figures ? EXIT_OK : EXIT_VIOLATION;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -481,6 +543,8 @@ int main(int argc, char **argv)
 		return cmd_torture(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bench") == 0)
 		return cmd_bench(argc - 1, argv + 1);
+	if (strcmp(argv[1], "validate") == 0)
+		return cmd_validate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
 		printf("qsim %s (%s, coroutines: %s)\n", QSIM_VERSION,

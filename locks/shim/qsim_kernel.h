@@ -94,7 +94,8 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 		lk_access_end(__wo_c, &(x), __wo_ch);                      \
 	} while (0)
 
-/* --- barriers: costs only, the machine is sequentially consistent --- */
+/* --- barriers: costs only, the machine is sequentially consistent; a
+ * full barrier also waits for this CPU's buffered stores to complete --- */
 
 #define smp_mb()		      lk_shim_barrier(1)
 #define smp_rmb()		      lk_shim_barrier(0)
@@ -113,14 +114,32 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 
 /* --- read-modify-write on any 1, 2, 4 or 8 byte object --- */
 
-#define __lk_rmw_begin(p) lk_access_begin((p), SIM_RMW)
+/*
+ * An atomic is a larx/stcx. pair (docs/cost-model.md): lk_larx loads with
+ * a reservation, lk_stcx tries the store and fails, making the caller
+ * retry from the larx, when another CPU wrote the line meanwhile.  @hint
+ * is powerpc's lock hint (EH=1, used where a lock is taken): the line is
+ * held from larx to stcx., so the pair cannot fail.
+ */
+static inline struct sim_cpu *lk_larx(const volatile void *p, bool hint)
+{
+	return lk_access_begin(p, hint ? SIM_RMW : SIM_RMW_RESV);
+}
 
-#define __cmpxchg(ptr, o, n, full)                                       \
+static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
+{
+	return !c || sim_access_stcx(c, (const void *)p);
+}
+
+#define __cmpxchg_hint(ptr, o, n, full, hint)                            \
 	({                                                               \
 		__typeof__(ptr) __cx_p = (ptr);                          \
 		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r;  \
-		struct sim_cpu *__cx_c = __lk_rmw_begin(__cx_p);         \
-		__cx_r = *__cx_p;                                        \
+		struct sim_cpu *__cx_c;                                  \
+		do {                                                     \
+			__cx_c = lk_larx(__cx_p, hint);                  \
+			__cx_r = *__cx_p;                                \
+		} while (__cx_r == __cx_o && !lk_stcx(__cx_c, __cx_p));  \
 		if (__cx_r == __cx_o) {                                  \
 			*__cx_p = __cx_n;                                \
 			lk_access_end(__cx_c, __cx_p, __cx_n != __cx_o); \
@@ -129,18 +148,42 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 			lk_shim_barrier(1);                              \
 		__cx_r;                                                  \
 	})
+#define __cmpxchg(ptr, o, n, full) __cmpxchg_hint(ptr, o, n, full, false)
 
 #define cmpxchg(ptr, o, n)	   __cmpxchg(ptr, o, n, 1)
 #define cmpxchg_relaxed(ptr, o, n) __cmpxchg(ptr, o, n, 0)
 #define cmpxchg_acquire(ptr, o, n) __cmpxchg(ptr, o, n, 0)
 #define cmpxchg_release(ptr, o, n) __cmpxchg(ptr, o, n, 0)
+/* powerpc's lock-acquire cmpxchg (lwarx with EH=1), acquire ordering. */
+#define cmpxchg_lock(ptr, o, n) __cmpxchg_hint(ptr, o, n, 0, true)
+
+/* fetch-op on a scalar: returns the old value. */
+#define __fetch_op(ptr, op, v, full)                                      \
+	({                                                                \
+		__typeof__(ptr) __fo_p = (ptr);                           \
+		__typeof__(*__fo_p) __fo_old, __fo_new;                   \
+		struct sim_cpu *__fo_c;                                   \
+		do {                                                      \
+			__fo_c = lk_larx(__fo_p, false);                  \
+			__fo_old = *__fo_p;                               \
+			__fo_new = (__typeof__(*__fo_p))(__fo_old op(v)); \
+		} while (!lk_stcx(__fo_c, __fo_p));                       \
+		*__fo_p = __fo_new;                                       \
+		lk_access_end(__fo_c, __fo_p, __fo_new != __fo_old);      \
+		if (full)                                                 \
+			lk_shim_barrier(1);                               \
+		__fo_old;                                                 \
+	})
 
 #define __xchg(ptr, v, full)                                     \
 	({                                                       \
 		__typeof__(ptr) __xc_p = (ptr);                  \
 		__typeof__(*__xc_p) __xc_n = (v), __xc_r;        \
-		struct sim_cpu *__xc_c = __lk_rmw_begin(__xc_p); \
-		__xc_r = *__xc_p;                                \
+		struct sim_cpu *__xc_c;                          \
+		do {                                             \
+			__xc_c = lk_larx(__xc_p, false);         \
+			__xc_r = *__xc_p;                        \
+		} while (!lk_stcx(__xc_c, __xc_p));              \
 		*__xc_p = __xc_n;                                \
 		lk_access_end(__xc_c, __xc_p, __xc_r != __xc_n); \
 		if (full)                                        \
@@ -152,21 +195,6 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 #define xchg_relaxed(ptr, v) __xchg(ptr, v, 0)
 #define xchg_acquire(ptr, v) __xchg(ptr, v, 0)
 #define xchg_release(ptr, v) __xchg(ptr, v, 0)
-
-/* fetch-op on a scalar: returns the old value. */
-#define __fetch_op(ptr, op, v, full)                                 \
-	({                                                           \
-		__typeof__(ptr) __fo_p = (ptr);                      \
-		__typeof__(*__fo_p) __fo_old, __fo_new;              \
-		struct sim_cpu *__fo_c = __lk_rmw_begin(__fo_p);     \
-		__fo_old = *__fo_p;                                  \
-		__fo_new = (__typeof__(*__fo_p))(__fo_old op(v));    \
-		*__fo_p = __fo_new;                                  \
-		lk_access_end(__fo_c, __fo_p, __fo_new != __fo_old); \
-		if (full)                                            \
-			lk_shim_barrier(1);                          \
-		__fo_old;                                            \
-	})
 
 /* --- atomic_t --- */
 
@@ -192,6 +220,19 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 			*__tc_po = __tc_r;                                \
 		__tc_r == __tc_o;                                         \
 	})
+#define __atomic_try_cmpxchg_hint(v, po, n, hint)                            \
+	({                                                                   \
+		int *__tl_po = (po);                                         \
+		int __tl_o = *__tl_po;                                       \
+		int __tl_r =                                                 \
+			__cmpxchg_hint(&(v)->counter, __tl_o, (n), 0, hint); \
+		if (__tl_r != __tl_o)                                        \
+			*__tl_po = __tl_r;                                   \
+		__tl_r == __tl_o;                                            \
+	})
+/* powerpc's lock-acquire try_cmpxchg (lwarx with EH=1, acquire). */
+#define atomic_try_cmpxchg_lock(v, po, n) \
+	__atomic_try_cmpxchg_hint(v, po, n, true)
 #define atomic_try_cmpxchg(v, po, n)	     __atomic_try_cmpxchg(v, po, n, 1)
 #define atomic_try_cmpxchg_relaxed(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
 #define atomic_try_cmpxchg_acquire(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
@@ -303,13 +344,21 @@ uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
 		sim_wait_end(__su_c);                            \
 	} while (0)
 
-/* SMT priority hints: no cost in this model. */
-#define HMT_low() \
-	do {      \
-	} while (0)
-#define HMT_medium() \
-	do {         \
-	} while (0)
+/*
+ * SMT priority: between HMT_low() and HMT_medium() this hardware thread
+ * gives most of its core to its siblings, and runs slowly itself when
+ * they are busy (docs/cost-model.md, the SMT share).  powerpc brackets
+ * its spin loops with spin_begin()/spin_end().
+ */
+static inline void lk_hmt(bool low)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c)
+		sim_cpu_set_hmt_low(c, low);
+}
+#define HMT_low()	 lk_hmt(true)
+#define HMT_medium()	 lk_hmt(false)
 #define spin_begin()	 HMT_low()
 #define spin_end()	 HMT_medium()
 #define spin_cpu_relax() cpu_relax()

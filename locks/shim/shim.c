@@ -13,10 +13,18 @@
 void lk_shim_barrier(sim_time_t full)
 {
 	struct sim_cpu *c = sim_current();
+	const struct sim_mem *m;
 
-	if (c)
-		c->now_ps += full ? c->sim->mem.cost.barrier_ps
-				  : c->sim->mem.cost.hit_ps;
+	if (!c)
+		return;
+	m = &c->sim->mem;
+	if (!full) {
+		c->now_ps += m->cost.hit_ps;
+		return;
+	}
+	/* sync: its own cost, and no earlier than the store buffer drains. */
+	c->now_ps += sim_mem_jitter(m, m->cost.barrier_ps, &c->mrng);
+	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
 }
 
 void lk_shim_relax(void)
@@ -24,7 +32,9 @@ void lk_shim_relax(void)
 	struct sim_cpu *c = sim_current();
 
 	if (c)
-		c->now_ps += c->sim->mem.cost.relax_ps;
+		c->now_ps += sim_cpu_scale(
+			c, sim_mem_jitter(&c->sim->mem,
+					  c->sim->mem.cost.relax_ps, &c->mrng));
 }
 
 static struct hv_vcpu *self(void)

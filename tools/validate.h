@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qsim validate: simulated against published figures.
+ *
+ * Each file in scenarios/validation/ is one published result: a base
+ * scenario (the ordinary sections), a [validate] section naming the case
+ * and its source, one [variant NAME] section per configuration measured
+ * (a list of section.key=value overrides of the base), and one
+ * [figure NAME] section per published figure:
+ *
+ *   what       ratio  metric(of) / metric(to)
+ *              value  metric(of)
+ *              min    metric(of) must be at least `published`
+ *              max    metric(of) must be at most `published`
+ *   metric     throughput, spread (per-vCPU acquisitions max/min), jain,
+ *              spin_share (spin / dispatched time), lat_p99_ns, ...
+ *   published  the figure as published
+ *   tolerance  allowed factor either way (log distance); default 1.5
+ *
+ * Every variant runs over the seeds 1..N in parallel over the host's
+ * cores; a figure uses the median over seeds of each variant's metric.
+ * A ratio or value passes when simulated / published is within the
+ * tolerance either way and, for a ratio, it lies on the same side of 1
+ * as the published one (the ordering holds).  docs/validation.md.
+ */
+#ifndef QSIM_TOOLS_VALIDATE_H
+#define QSIM_TOOLS_VALIDATE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+struct validate_opts {
+	const char *dir;     /* scenarios/validation */
+	char **names;	     /* cases to run (name or file stem), or NULL */
+	unsigned int seeds;  /* 0: each case's own */
+	unsigned int jobs;   /* 0: host cores */
+	bool list;	     /* list the cases only */
+	const char *md_path; /* also write the table as Markdown */
+};
+
+struct validate_result {
+	unsigned int cases, figures, passed;
+};
+
+/* Run; prints the table to @out.  False on bad input (@error set). */
+bool validate_main(const struct validate_opts *o, struct validate_result *res,
+		   FILE *out, GError **error);
+
+#endif
