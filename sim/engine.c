@@ -29,18 +29,21 @@
 
 __thread struct sim *sim_self;
 
-/* The requests from one chip waiting for a line, in no order. */
-struct sim_lq_chip {
+/* The requests from one cache domain waiting for a line, in no order. */
+struct sim_lq_group {
 	struct sim_cpu **v;
 	unsigned int n, cap;
+	unsigned int active_idx; /* its place in active[] while n > 0 */
 };
 
 struct sim_lineq {
 	struct sim_lineq *free_next;
 	struct sim *s;
 	size_t line;
-	struct sim_lq_chip *chip; /* per chip */
-	unsigned int n;		  /* waiting, on all chips */
+	struct sim_lq_group *group; /* per cache domain */
+	unsigned int *active;	    /* the domains with waiters */
+	unsigned int nactive;
+	unsigned int n; /* waiting, in all domains */
 	struct sim_cpu *granted;  /* served, not yet run */
 	struct sim_event ev;	  /* the source frees: serve one */
 };
@@ -123,10 +126,9 @@ void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	s->stack_bytes = stack_bytes;
 	sim_trace_init(&s->trace, 256);
 	QSIM_BUG_ON(topo->smt > SIM_SMT_MAX);
-	s->nchips = (topo->npcpus + topo->smt * topo->cores_per_chip - 1) /
-		    (topo->smt * topo->cores_per_chip);
-	if (!s->nchips)
-		s->nchips = 1;
+	s->ndoms = (topo->npcpus + s->mem.dom_threads - 1) / s->mem.dom_threads;
+	if (!s->ndoms)
+		s->ndoms = 1;
 	if (topo->smt > 1 && topo->smt_tput[0]) {
 		cores = (topo->npcpus + topo->smt - 1) / topo->smt;
 		s->level = g_new0(uint8_t, topo->npcpus);
@@ -186,9 +188,10 @@ void sim_destroy(struct sim *s)
 	}
 	while ((q = s->lq_free)) {
 		s->lq_free = q->free_next;
-		for (unsigned int k = 0; k < s->nchips; k++)
-			g_free(q->chip[k].v);
-		g_free(q->chip);
+		for (unsigned int k = 0; k < s->ndoms; k++)
+			g_free(q->group[k].v);
+		g_free(q->group);
+		g_free(q->active);
 		g_free(q);
 	}
 	for (unsigned int i = 0; i < s->ncpus; i++) {
@@ -652,7 +655,8 @@ static struct sim_lineq *lineq_get(struct sim *s, size_t line)
 	} else {
 		q = g_new0(struct sim_lineq, 1);
 		q->s = s;
-		q->chip = g_new0(struct sim_lq_chip, s->nchips);
+		q->group = g_new0(struct sim_lq_group, s->ndoms);
+		q->active = g_new0(unsigned int, s->ndoms);
 		sim_event_init(&q->ev, lineq_ev, q, SIM_PRIO_LINE);
 	}
 	q->line = line;
@@ -687,33 +691,44 @@ static void lineq_kick(struct sim_lineq *q, sim_time_t t)
 	sim_evq_push(&s->q, &q->ev, t);
 }
 
-static unsigned int chip_of(const struct sim *s, int pcpu)
-{
-	const struct sim_topo *t = &s->mem.topo;
-
-	return (unsigned int)pcpu / (t->smt * t->cores_per_chip);
-}
-
 static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c)
 {
-	struct sim_lq_chip *k = &q->chip[chip_of(q->s, c->pcpu)];
+	unsigned int d = (unsigned int)sim_mem_domain(&q->s->mem, c->pcpu);
+	struct sim_lq_group *g = &q->group[d];
 	unsigned int i = c->lq_idx;
 
-	QSIM_BUG_ON(i >= k->n || k->v[i] != c);
-	k->v[i] = k->v[--k->n];
-	k->v[i]->lq_idx = i;
+	QSIM_BUG_ON(i >= g->n || g->v[i] != c);
+	g->v[i] = g->v[--g->n];
+	g->v[i]->lq_idx = i;
+	if (!g->n) {
+		unsigned int last = q->active[--q->nactive];
+
+		q->active[g->active_idx] = last;
+		q->group[last].active_idx = g->active_idx;
+	}
 	q->n--;
 	c->lq = NULL;
 }
 
+/* How far a request from domain @d travels to the line's data. */
+static sim_time_t request_latency(const struct sim_mem *m, unsigned int d,
+				  int src)
+{
+	if (src < 0)
+		return m->cost.mem_ps;
+	return sim_mem_dist_cost(m, sim_mem_dist(m, (int)(d * m->dom_threads),
+						 src));
+}
+
 /*
  * The line's source is free: serve one waiting request.  Each requester
- * retries its request once per round trip to the line (its distance to
- * the data), at a random phase, and the first retry to arrive is served:
- * per chip, the first of n uniform arrivals over [0, L) comes at
- * L * (1 - U^(1/n)); the earliest chip wins and one of its requesters,
- * at random, is served.  With near_bias (percent), the chip holding the
- * data wins outright that often.
+ * retries its request once per round trip to the data (its distance to
+ * it), at a random phase, and the first retry to arrive is served: per
+ * cache domain, the first of n uniform arrivals over [0, L) comes at
+ * L * (1 - U^(1/n)); the earliest domain wins and one of its requesters,
+ * at random, is served.  So the threads sharing the data's cache usually
+ * win, then its chip.  With near_bias (percent) the race is held among
+ * the data's chip only, when it has requesters, that often.
  */
 static void lineq_ev(struct sim_event *ev)
 {
@@ -723,10 +738,10 @@ static void lineq_ev(struct sim_event *ev)
 	struct sim_line *l = &m->lines[q->line];
 	sim_time_t t = ev->time_ps;
 	int src = l->src_pcpu;
-	unsigned int home = src >= 0 ? chip_of(s, src) : UINT_MAX;
 	unsigned int win = UINT_MAX;
 	double best = 0;
-	struct sim_lq_chip *k;
+	bool near_only = false;
+	struct sim_lq_group *g;
 	struct sim_cpu *w;
 
 	if (l->busy_until > t || l->protect_until > t) {
@@ -738,28 +753,31 @@ static void lineq_ev(struct sim_event *ev)
 		lineq_put(q);
 		return;
 	}
-	if (home < s->nchips && q->chip[home].n && m->cost.near_bias_pct &&
+	if (m->cost.near_bias_pct && src >= 0 &&
 	    sim_rng_below(&s->arb_rng, 100) < m->cost.near_bias_pct)
-		win = home;
-	if (win == UINT_MAX) {
-		for (unsigned int c = 0; c < s->nchips; c++) {
-			double lat, x;
+		for (unsigned int a = 0; a < q->nactive && !near_only; a++)
+			near_only = sim_mem_dist(m,
+						 (int)(q->active[a] *
+						       m->dom_threads),
+						 src) <= SIM_DIST_CHIP;
+	for (unsigned int a = 0; a < q->nactive; a++) {
+		unsigned int d = q->active[a];
+		sim_time_t lat = request_latency(m, d, src);
+		double x;
 
-			if (!q->chip[c].n)
-				continue;
-			lat = (double)(src < 0	   ? m->cost.mem_ps
-				       : c == home ? m->cost.chip_ps
-						   : m->cost.remote_ps);
-			x = lat * (1.0 - pow(sim_rng_unit(&s->arb_rng),
-					     1.0 / q->chip[c].n));
-			if (win == UINT_MAX || x < best) {
-				win = c;
-				best = x;
-			}
+		if (near_only &&
+		    sim_mem_dist(m, (int)(d * m->dom_threads), src) >
+			    SIM_DIST_CHIP)
+			continue;
+		x = (double)lat * (1.0 - pow(sim_rng_unit(&s->arb_rng),
+					     1.0 / q->group[d].n));
+		if (win == UINT_MAX || x < best) {
+			win = d;
+			best = x;
 		}
 	}
-	k = &q->chip[win];
-	w = k->v[k->n > 1 ? sim_rng_below(&s->arb_rng, k->n) : 0];
+	g = &q->group[win];
+	w = g->v[g->n > 1 ? sim_rng_below(&s->arb_rng, g->n) : 0];
 	lineq_remove(q, w);
 	q->granted = w;
 	w->lq_grant = q;
@@ -803,14 +821,19 @@ static void coroutine_fn line_wait(struct sim_cpu *c, size_t line)
 {
 	struct sim *s = c->sim;
 	struct sim_lineq *q = lineq_get(s, line);
-	struct sim_lq_chip *k = &q->chip[chip_of(s, c->pcpu)];
+	unsigned int d = (unsigned int)sim_mem_domain(&s->mem, c->pcpu);
+	struct sim_lq_group *g = &q->group[d];
 
-	if (k->n == k->cap) {
-		k->cap = k->cap ? 2 * k->cap : 8;
-		k->v = g_renew(struct sim_cpu *, k->v, k->cap);
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 4;
+		g->v = g_renew(struct sim_cpu *, g->v, g->cap);
 	}
-	c->lq_idx = k->n;
-	k->v[k->n++] = c;
+	if (!g->n) {
+		g->active_idx = q->nactive;
+		q->active[q->nactive++] = d;
+	}
+	c->lq_idx = g->n;
+	g->v[g->n++] = c;
 	q->n++;
 	c->lq = q;
 	s->line_waits++;

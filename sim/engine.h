@@ -212,7 +212,7 @@ struct sim {
 	uint64_t seed; /* of the machine-noise streams; set before cpus */
 	struct sim_rng arb_rng;	   /* which waiting request a line serves */
 	struct sim_lineq *lq_free; /* spare line queues */
-	unsigned int nchips;
+	unsigned int ndoms; /* cache domains */
 	uint64_t line_waits; /* accesses that waited for a line */
 	struct sim_noise noise;
 	/* SMT: each hardware thread's level, each core's busy and low
