@@ -43,9 +43,9 @@ struct sim_lineq {
 	struct sim_lq_group *group; /* per cache domain */
 	unsigned int *active;	    /* the domains with waiters */
 	unsigned int nactive;
-	unsigned int n; /* waiting, in all domains */
-	struct sim_cpu *granted;  /* served, not yet run */
-	struct sim_event ev;	  /* the source frees: serve one */
+	unsigned int n;		 /* waiting, in all domains */
+	struct sim_cpu *granted; /* served, not yet run */
+	struct sim_event ev;	 /* the source frees: serve one */
 };
 
 void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
@@ -716,8 +716,8 @@ static sim_time_t request_latency(const struct sim_mem *m, unsigned int d,
 {
 	if (src < 0)
 		return m->cost.mem_ps;
-	return sim_mem_dist_cost(m, sim_mem_dist(m, (int)(d * m->dom_threads),
-						 src));
+	return sim_mem_dist_cost(
+		m, sim_mem_dist(m, (int)(d * m->dom_threads), src));
 }
 
 /*
@@ -756,21 +756,20 @@ static void lineq_ev(struct sim_event *ev)
 	if (m->cost.near_bias_pct && src >= 0 &&
 	    sim_rng_below(&s->arb_rng, 100) < m->cost.near_bias_pct)
 		for (unsigned int a = 0; a < q->nactive && !near_only; a++)
-			near_only = sim_mem_dist(m,
-						 (int)(q->active[a] *
-						       m->dom_threads),
-						 src) <= SIM_DIST_CHIP;
+			near_only =
+				sim_mem_dist(
+					m, (int)(q->active[a] * m->dom_threads),
+					src) <= SIM_DIST_CHIP;
 	for (unsigned int a = 0; a < q->nactive; a++) {
 		unsigned int d = q->active[a];
 		sim_time_t lat = request_latency(m, d, src);
 		double x;
 
-		if (near_only &&
-		    sim_mem_dist(m, (int)(d * m->dom_threads), src) >
-			    SIM_DIST_CHIP)
+		if (near_only && sim_mem_dist(m, (int)(d * m->dom_threads),
+					      src) > SIM_DIST_CHIP)
 			continue;
-		x = (double)lat * (1.0 - pow(sim_rng_unit(&s->arb_rng),
-					     1.0 / q->group[d].n));
+		x = (double)lat *
+		    (1.0 - pow(sim_rng_unit(&s->arb_rng), 1.0 / q->group[d].n));
 		if (win == UINT_MAX || x < best) {
 			win = d;
 			best = x;

@@ -212,8 +212,8 @@ struct sim {
 	uint64_t seed; /* of the machine-noise streams; set before cpus */
 	struct sim_rng arb_rng;	   /* which waiting request a line serves */
 	struct sim_lineq *lq_free; /* spare line queues */
-	unsigned int ndoms; /* cache domains */
-	uint64_t line_waits; /* accesses that waited for a line */
+	unsigned int ndoms;	   /* cache domains */
+	uint64_t line_waits;	   /* accesses that waited for a line */
 	struct sim_noise noise;
 	/* SMT: each hardware thread's level, each core's busy and low
 	 * threads, and the slowdown of a busy and of a low thread (Q16,
