@@ -195,8 +195,18 @@ static void pcpu_busy(struct hv_pcpu *p, sim_time_t t)
  * @inherit: @v gets the rest of the slice the pCPU's previous vCPU gave up
  * (a confer hands over the rest of the caller's dispatch), not a new one.
  */
+static void pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
+			     bool inherit, sim_time_t latency);
+
 static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 		       bool inherit)
+{
+	pcpu_start_after(p, v, t, inherit, p->hv->p.dispatch_latency_ps);
+}
+
+/* The same, running @v after @latency. */
+static void pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
+			     bool inherit, sim_time_t latency)
 {
 	struct hv *hv = p->hv;
 
@@ -219,8 +229,8 @@ static void pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	v->pcpu = p;
 	v->state = HV_DISPATCHING;
 	p->ev_kind = HV_PCPU_DISPATCH_DONE;
-	p->dispatch_ps += hv->p.dispatch_latency_ps;
-	sim_schedule(hv->sim, &p->ev, t + hv->p.dispatch_latency_ps);
+	p->dispatch_ps += latency;
+	sim_schedule(hv->sim, &p->ev, t + latency);
 }
 
 static void whole_core_kick(struct hv *hv, sim_time_t t);
@@ -266,10 +276,10 @@ static void vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
 
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
-	if (v->last_pcpu >= 0 && !hv->pcpus[v->last_pcpu].cur)
+	if (v->last_pcpu >= 0 && hv_pcpu_free(&hv->pcpus[v->last_pcpu]))
 		idle = &hv->pcpus[v->last_pcpu];
 	for (unsigned int i = 0; !idle && i < hv->p.npcpus; i++)
-		if (!hv->pcpus[i].cur)
+		if (hv_pcpu_free(&hv->pcpus[i]))
 			idle = &hv->pcpus[i];
 	if (idle)
 		hv_pcpu_pick(idle, t);
@@ -448,7 +458,7 @@ static void core_preempt(struct hv_pcpu *p, sim_time_t t)
 				     "%.0" PRId64);
 	}
 	for (unsigned int i = first; i < end; i++)
-		if (!hv->pcpus[i].cur)
+		if (hv_pcpu_free(&hv->pcpus[i]))
 			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
@@ -471,12 +481,16 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 		     "%.0" PRId64);
 }
 
+static void poll_end(struct hv_pcpu *p, sim_time_t t);
+
 static void pcpu_ev(struct sim_event *ev)
 {
 	struct hv_pcpu *p = ev->data;
 
 	if (p->ev_kind == HV_PCPU_DISPATCH_DONE)
 		dispatch_done(p, ev->time_ps);
+	else if (p->ev_kind == HV_PCPU_POLL_END)
+		poll_end(p, ev->time_ps);
 	else
 		slice_end(p, ev->time_ps);
 }
@@ -597,7 +611,7 @@ sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
 void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t)
 {
 	for (unsigned int i = 0; i < hv->p.npcpus && hv->rq_len; i++)
-		if (!hv->pcpus[i].cur)
+		if (hv_pcpu_free(&hv->pcpus[i]))
 			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
@@ -627,7 +641,7 @@ void hv_start(struct hv *hv, sim_time_t t)
 	for (unsigned int i = 0; i < hv->nvcpus; i++)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
-		if (!hv->pcpus[i].cur)
+		if (hv_pcpu_free(&hv->pcpus[i]))
 			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
@@ -696,14 +710,71 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 	return ret;
 }
 
-/* Give up the pCPU; back when dispatched again (after a prod if ceded). */
-static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t)
+/*
+ * KVM halt polling (Linux's kvm_vcpu_halt; docs/hypervisor.md): a halted
+ * vCPU's host thread polls its pCPU for a wake-up for up to its poll
+ * window before it really sleeps; a wake-up while it polls resumes it at
+ * once, with no wake or dispatch latency.  After each halt the window
+ * adapts as KVM's does: a halt longer than halt_poll_ns_max shrinks it
+ * to 0 (halt_poll_ns_shrink = 0), a shorter one grows it, from 10 us
+ * (halt_poll_ns_grow_start) doubling (halt_poll_ns_grow = 2), up to the
+ * maximum.  The polled time is host work: counted with dispatch.
+ */
+#define HV_HALT_POLL_GROW_START (10 * SIM_US)
+
+static void halt_poll_adapt(struct hv_vcpu *v, sim_time_t t)
+{
+	sim_time_t max = v->hv->p.halt_poll_ps, halted = t - v->halted_at;
+
+	if (!max)
+		return;
+	if (halted > max)
+		v->halt_poll_ps = 0;
+	else if (v->halt_poll_ps < max)
+		v->halt_poll_ps =
+			SIM_MIN(max, v->halt_poll_ps ? 2 * v->halt_poll_ps
+						     : HV_HALT_POLL_GROW_START);
+}
+
+/* The pCPU stops polling for @v: a wake-up came, or the window ran out. */
+static void poll_stop(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv_vcpu *v = p->polling;
+
+	p->dispatch_ps += t - p->poll_since;
+	p->polling = NULL;
+	v->poll_pcpu = NULL;
+}
+
+static void poll_end(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv_vcpu *v = p->polling;
+
+	poll_stop(p, t);
+	v->st.halt_polls_missed++;
+	hv_pcpu_pick(p, t);
+}
+
+/* Give up the pCPU; back when dispatched again (after a prod if ceded).
+ * A KVM halt (@poll) first polls, if its window is open. */
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool poll)
 {
 	struct hv_pcpu *p = vcpu_leave(v, t, true, HV_DTL_CEDE);
 
 	v->state = HV_CEDED;
-	hv_pcpu_pick(p, t);
+	v->halted_at = t;
+	if (poll && v->halt_poll_ps) {
+		p->polling = v;
+		p->poll_since = t;
+		v->poll_pcpu = p;
+		p->ev_kind = HV_PCPU_POLL_END;
+		sim_schedule(v->hv->sim, &p->ev, t + v->halt_poll_ps);
+	} else {
+		hv_pcpu_pick(p, t);
+	}
 	sim_cpu_park(v->cpu);
+	if (poll)
+		halt_poll_adapt(v, v->cpu->now_ps);
 }
 
 /* The adversary's interrupts: a blocking wait may return at once. */
@@ -746,7 +817,7 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
 		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
 		 0, 0);
-	vcpu_sleep(v, t);
+	vcpu_sleep(v, t, kvm);
 	return hcall_exit(v, H_SUCCESS);
 }
 
@@ -814,7 +885,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->st.cedes++;
-		vcpu_sleep(v, t);
+		vcpu_sleep(v, t, false);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (tv->lppaca->yield_count != yield_count) {
@@ -858,7 +929,17 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	(*calls)++;
 	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
 		 target, tv->state == HV_CEDED);
-	if (tv->state == HV_CEDED) {
+	if (tv->state == HV_CEDED && tv->poll_pcpu) {
+		/* Its host thread still polls: it runs again at once. */
+		struct hv_pcpu *p = tv->poll_pcpu;
+
+		sim_evq_cancel(&hv->sim->q, &p->ev);
+		poll_stop(p, t);
+		tv->st.halt_polls_ok++;
+		tv->dtl_ready_ps = t;
+		tv->dtl_enqueued_ps = t;
+		pcpu_start_after(p, tv, t, false, 0);
+	} else if (tv->state == HV_CEDED) {
 		vcpu_wake(tv, t);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;

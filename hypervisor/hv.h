@@ -100,7 +100,9 @@ extern const char *const hv_point_names[HV_PT_NR];
 	X(steal_ps, "steal: ready but not running (ps)")                       \
 	X(cpu_time_ps, "CPU time dispatched (ps); physc = this / measured")    \
 	X(ple_exits, "pause-loop exits: spun ple_window without a break")      \
-	X(ple_yields, "pause-loop exits that yielded to a preempted vCPU")
+	X(ple_yields, "pause-loop exits that yielded to a preempted vCPU")     \
+	X(halt_polls_ok, "KVM halts a wake ended while the host polled")       \
+	X(halt_polls_missed, "KVM halts that polled in vain, then slept")
 
 /* Why a vCPU was undispatched (the DTL record's reason). */
 enum hv_dtl_reason {
@@ -175,11 +177,17 @@ struct hv_vcpu {
 	uint8_t dtl_reason;
 	sim_time_t dtl_undispatched_ps, dtl_ready_ps, dtl_enqueued_ps;
 	int64_t vrt_off; /* kvm: vruntime placement offset */
+	/* KVM halt polling: this vCPU's poll window (grows and shrinks), the
+	 * pCPU polling for it now, and when it halted. */
+	sim_time_t halt_poll_ps;
+	struct hv_pcpu *poll_pcpu;
+	sim_time_t halted_at;
 };
 
 enum hv_pcpu_ev {
 	HV_PCPU_DISPATCH_DONE,
 	HV_PCPU_SLICE_END,
+	HV_PCPU_POLL_END, /* a halted vCPU stops polling (halt_poll) */
 };
 
 struct hv_pcpu {
@@ -196,6 +204,9 @@ struct hv_pcpu {
 	/* Whose dispatch-window time the running vCPU uses: its own, or,
 	 * on a slice handed over by a confer, the conferring vCPU's. */
 	struct hv_vcpu *payer;
+	/* KVM halt polling: the halted vCPU this pCPU polls for, or NULL. */
+	struct hv_vcpu *polling;
+	sim_time_t poll_since;
 };
 
 #define HV_MAX_PARTS 128
@@ -241,6 +252,9 @@ struct hv_params {
 	/* Pause-loop exiting (KVM): a vCPU spinning this long without a
 	 * break exits and yields to a preempted vCPU of its guest; 0: off. */
 	sim_time_t ple_window_ps;
+	/* KVM halt polling: the longest poll window (halt_poll_ns_max);
+	 * 0: off. */
+	sim_time_t halt_poll_ps;
 };
 
 struct hv_policy_ops {
@@ -287,6 +301,12 @@ struct hv {
 	unsigned int *core_busy;
 	bool kicking;
 };
+
+/* Is @p free to take a vCPU (running none, polling for none)? */
+static inline bool hv_pcpu_free(const struct hv_pcpu *p)
+{
+	return !p->cur && !p->polling;
+}
 
 /* May @p dispatch @v now (whole-core dispatch: its core is free or runs
  * @v's partition)? */

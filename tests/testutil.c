@@ -199,12 +199,16 @@ static void tu_script_main(struct sim_cpu *c, void *arg)
 	}
 }
 
+unsigned int tu_rig_smt = 4;
+uint64_t tu_rig_seed;
+
 void tu_rig_init(struct tu_rig *r, const struct hv_params *hp, const char *lock,
 		 const struct lk_params *lp, bool shared, struct tu_script *sc,
 		 unsigned int n, unsigned int nlocks)
 {
-	struct sim_topo topo = {
-		.smt = 4, .cores_per_chip = 20, .npcpus = hp->npcpus};
+	struct sim_topo topo = {.smt = tu_rig_smt,
+				.cores_per_chip = 80 / tu_rig_smt,
+				.npcpus = hp->npcpus};
 	struct lk_params dflt = tu_lk_params();
 	void *args[64];
 
@@ -219,6 +223,7 @@ void tu_rig_init(struct tu_rig *r, const struct hv_params *hp, const char *lock,
 		args[i] = &sc[i];
 	}
 	sim_init(&r->s, 8 << 20, 128, &tu_cost, &topo, 64 << 10);
+	sim_set_seed(&r->s, tu_rig_seed);
 	hv_init(&r->h, &r->s, hp, 1);
 	/* Arena order (it decides which lines things share): the locks,
 	 * the partition's lppacas, the guest's globals. */

@@ -93,6 +93,11 @@ struct hv_params tu_hv_params(unsigned int npcpus);
 /* 128-byte lines, 64 KiB pages, everything else zero. */
 struct lk_params tu_lk_params(void);
 
+/* The rig's topology: threads per core (cores per chip so that a chip
+ * has 80 threads), and the seed of its machine streams. */
+extern unsigned int tu_rig_smt;
+extern uint64_t tu_rig_seed;
+
 /*
  * Build @r: @n vCPUs running @sc (shared processors if @shared) under @hp,
  * and @nlocks locks of type @lock (NULL: none) with its guest globals

@@ -302,6 +302,10 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(ple_window_ps),
 	 "pause-loop exiting: spin this long, then yield to a preempted vCPU "
 	 "(0: off)"},
+	{"hypervisor", "halt_poll", CT_TIME, "200us", 0, T(SIM_S), NULL,
+	 OFF(halt_poll_ps),
+	 "KVM halt polling: the longest time a halted vCPU's host thread "
+	 "polls for a wake-up before it sleeps (halt_poll_ns; 0: off)"},
 	{"hypervisor", "min_granularity", CT_TIME, "3ms", T(SIM_US), T(SIM_S),
 	 NULL, OFF(min_granularity_ps), "kvm: the shortest slice"},
 	{"hypervisor", "wakeup_granularity", CT_TIME, "4ms", 0, T(SIM_S), NULL,

@@ -78,6 +78,7 @@ struct qsim_config {
 	sim_time_t min_granularity_ps;
 	bool whole_core;
 	sim_time_t ple_window_ps;
+	sim_time_t halt_poll_ps;
 	sim_time_t wakeup_granularity_ps;
 	/* [partition] */
 	unsigned int vcpus;

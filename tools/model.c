@@ -373,6 +373,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.keep_dtl = cfg->dtl_records,
 		.whole_core = cfg->whole_core,
 		.ple_window_ps = cfg->ple_window_ps,
+		.halt_poll_ps = cfg->halt_poll_ps,
 		.smt = cfg->smt,
 		.no_latch = ops && ops->hv_no_latch,
 	};

@@ -224,9 +224,11 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	if (tot.halts || tot.kicks)
 		fprintf(out,
 			"kvm       halt %" PRIu64 " (cut short %" PRIu64
-			"); kick %" PRIu64 " (latched %" PRIu64 ")\n",
-			tot.halts, tot.kick_returns, tot.kicks,
-			tot.kicks_latched);
+			", ended while polled %" PRIu64
+			", polled in vain %" PRIu64 "); kick %" PRIu64
+			" (latched %" PRIu64 ")\n",
+			tot.halts, tot.kick_returns, tot.halt_polls_ok,
+			tot.halt_polls_missed, tot.kicks, tot.kicks_latched);
 	if (cfg->ple_window_ps)
 		fprintf(out,
 			"ple       %" PRIu64 " pause-loop exits, %" PRIu64

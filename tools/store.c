@@ -269,8 +269,13 @@ static bool migrate(struct store *st, GError **error)
 		      "INTEGER;\n",
 		/* 6 -> 7: partitions' lock acquisitions. */
 		[6] = PARTITION_ACQ_DDL,
-		/* 7 -> 8: locktorture's long holds. */
+		/* 7 -> 8: locktorture's long holds, KVM halt polling. */
 		[7] = "ALTER TABLE lock_results ADD COLUMN long_holds "
+		      "INTEGER;\n"
+		      "ALTER TABLE vcpu_results ADD COLUMN hv_halt_polls_ok "
+		      "INTEGER;\n"
+		      "ALTER TABLE vcpu_results ADD COLUMN "
+		      "hv_halt_polls_missed "
 		      "INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,

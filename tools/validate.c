@@ -171,7 +171,8 @@ static bool parse_figure(struct val_case *c, GKeyFile *kf, const char *group,
 		return bad_key(error, c->path, group, "of",
 			       "expected the name of a [variant] section");
 	f->to = -1;
-	if (f->kind == VK_RATIO && (!to || (f->to = variant_find(c, to)) < 0))
+	if ((f->kind == VK_RATIO || to) &&
+	    (!to || (f->to = variant_find(c, to)) < 0))
 		return bad_key(error, c->path, group, "to",
 			       "expected the name of a [variant] section");
 	f->published = pub ? g_ascii_strtod(pub, &end) : 0;
@@ -385,7 +386,7 @@ static void judge(struct val_case *c)
 
 		for (unsigned int s = 0; s < c->seeds; s++)
 			clean &= !a->bad[s];
-		if (f->kind == VK_RATIO) {
+		if (f->to >= 0) {
 			struct val_variant *b =
 				g_ptr_array_index(c->variants, f->to);
 

@@ -10,8 +10,9 @@
  *
  *   what       ratio  metric(of) / metric(to)
  *              value  metric(of)
- *              min    metric(of) must be at least `published`
- *              max    metric(of) must be at most `published`
+ *              min    metric(of), or metric(of) / metric(to) when `to`
+ *                     is given, must be at least `published`
+ *              max    the same, at most `published`
  *   metric     throughput, spread (per-vCPU acquisitions max/min), jain,
  *              spin_share (spin / dispatched time), lat_p99_ns, ...
  *   published  the figure as published
