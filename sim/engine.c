@@ -894,8 +894,14 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 		c->access_ps = c->now_ps;
 		c->now_ps = sim_mem_touch(m, line, c->pcpu, SIM_READ, c->now_ps,
 					  &c->mrng);
-		m->lines[line].protect_until = c->now_ps + m->cost.atomic_ps;
-		m->lines[line].protect_pcpu = c->pcpu;
+		/* The window is the first reserver's: a later larx in it
+		 * will lose to that one's stcx. */
+		if (m->lines[line].protect_until <= c->access_ps ||
+		    m->lines[line].protect_pcpu == c->pcpu) {
+			m->lines[line].protect_until =
+				c->now_ps + m->cost.atomic_ps;
+			m->lines[line].protect_pcpu = c->pcpu;
+		}
 		line_release(c, line);
 		return;
 	} else {
