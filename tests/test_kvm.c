@@ -156,6 +156,50 @@ START_TEST(test_every_lock_under_kvm)
 }
 END_TEST
 
+/*
+ * Halt polling, by hand (hypervisor.halt_poll = 200 us; the rig's 2 us
+ * dispatch, 500 ns hcalls, 5 us wake latency).  vCPU 0 halts three times,
+ * vCPU 1 kicks it at 12, 22.5 and 60 us of its own time.
+ * 1st halt at 2.5 us (after the hcall): its window is 0, it sleeps; the
+ *   kick at 12.5 us wakes it after 5 us, dispatched 2 us later: 19.5 us.
+ *   It was halted 17 us < 200 us: the window grows to 10 us.
+ * 2nd halt at 20 us: the host polls to 30 us; the kick at 23 us (22.5
+ *   plus the hcall) catches it: running at once, 23 us.  Halted 3 us:
+ *   the window doubles, 20 us.
+ * 3rd halt at 23.5 us: polls to 43.5 us in vain, then sleeps; the kick at
+ *   60.5 us wakes it after 5 + 2 us: 67.5 us.
+ */
+START_TEST(test_halt_poll)
+{
+	static const struct tu_step halter[] = {
+		{TU_HALT}, {TU_MARK, 0}, {TU_HALT}, {TU_MARK, 1},
+		{TU_HALT}, {TU_MARK, 2}, {TU_END}};
+	static const struct tu_step kicker[] = {{TU_WORK, TU_US(10)},
+						{TU_KICK, 0},
+						{TU_WORK, TU_US(10)},
+						{TU_KICK, 0},
+						{TU_WORK, TU_US(37)},
+						{TU_KICK, 0},
+						{TU_END}};
+	struct tu_script sc[2] = {{.steps = halter}, {.steps = kicker}};
+	struct hv_params hp = tu_hv_params(2);
+	struct tu_rig r;
+
+	hp.halt_poll_ps = 200 * SIM_US;
+	tu_rig_init(&r, &hp, NULL, NULL, true, sc, 2, 0);
+	tu_rig_start(&r);
+	sim_run(&r.s, SIM_MS);
+	ck_assert_uint_eq(sc[0].marks[0], 19500 * SIM_NS);
+	ck_assert_uint_eq(sc[0].marks[1], 23000 * SIM_NS);
+	ck_assert_uint_eq(sc[0].marks[2], 67500 * SIM_NS);
+	ck_assert_uint_eq(r.h.vcpus[0]->st.halts, 3);
+	ck_assert_uint_eq(r.h.vcpus[0]->st.halt_polls_ok, 1);
+	ck_assert_uint_eq(r.h.vcpus[0]->st.halt_polls_missed, 1);
+	ck_assert_uint_eq(r.h.vcpus[0]->halt_poll_ps, 40 * SIM_US);
+	tu_rig_destroy(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kvm");
@@ -168,6 +212,7 @@ int main(void)
 	tcase_add_test(tc, test_fair_share_by_weight);
 	tcase_add_test(tc, test_wakeup_preemption);
 	tcase_add_test(tc, test_pause_loop_exiting);
+	tcase_add_test(tc, test_halt_poll);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

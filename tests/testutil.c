@@ -193,6 +193,12 @@ static void tu_script_main(struct sim_cpu *c, void *arg)
 		case TU_CALL:
 			r->call(r, c, s->a);
 			break;
+		case TU_HALT:
+			kvm_halt();
+			break;
+		case TU_KICK:
+			kvm_kick_cpu((int)s->a);
+			break;
 		case TU_END:
 			break;
 		}

@@ -58,6 +58,8 @@ enum tu_op {
 	TU_CONFER,  /* H_CONFER to vCPU a with count b, or b < 0: read it */
 	TU_YC,	    /* marks[b] = yield_count_of(a) */
 	TU_CALL,    /* the rig's call(a) */
+	TU_HALT,    /* KVM halt */
+	TU_KICK,    /* KVM kick of vCPU a */
 };
 
 struct tu_step {
