@@ -316,6 +316,75 @@ START_TEST(test_bench_compare)
 }
 END_TEST
 
+/*
+ * qsim validate on cases written here: figures whose outcome follows
+ * from the definitions, whatever the model's figures.  A variant over
+ * itself is a ratio of exactly 1; a per-vCPU spread (max/min) is at least
+ * 1, so "at most 0.5" fails and "at least 1" passes; Jain's index of any
+ * run is at most 1.  Exit 0 when every figure passes, 2 when one fails,
+ * 1 (before anything runs) on a bad file, naming file, section and key.
+ */
+static const char case_head[] =
+	"[validate]\nname = T%d\ntitle = test\nsource = here\nseeds = 2\n"
+	"[run]\nduration = 2ms\nwarmup = 1ms\n"
+	"[machine]\npcpus = 4\n[partition]\nvcpus = 4\n"
+	"[lock]\ntype = ticket\n"
+	"[variant a]\nset = workload.cs=100ns\n"
+	"[variant b]\nset = workload.cs=100ns; lock.type=tas\n";
+
+static char *write_case(const char *dir, int n, const char *figures)
+{
+	g_autofree char *head = g_strdup_printf(case_head, n);
+	g_autofree char *text = g_strconcat(head, figures, NULL);
+	g_autofree char *name = g_strdup_printf("t%d.ini", n);
+	char *path = g_build_filename(dir, name, NULL);
+
+	ck_assert(g_file_set_contents(path, text, -1, NULL));
+	return path;
+}
+
+START_TEST(test_validate)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-val-XXXXXX", NULL);
+	g_autofree char *good = NULL, *bad = NULL, *broken = NULL;
+	g_autofree char *out = NULL, *err = NULL, *md = NULL, *mdtext = NULL;
+
+	good = write_case(dir, 1,
+			  "[figure self]\nmetric = throughput\nof = a\nto = a\n"
+			  "published = 1\ntolerance = 1.01\n"
+			  "[figure spread]\nwhat = min\nmetric = spread\n"
+			  "of = b\npublished = 1\n"
+			  "[figure jain]\nwhat = max\nmetric = jain\nof = a\n"
+			  "published = 1\n");
+	md = g_build_filename(dir, "t.md", NULL);
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, "T1",
+			      "--markdown", md, NULL),
+			 0);
+	ck_assert(strstr(out, "T1: 3 of 3 figures pass"));
+	ck_assert(strstr(out, "4 simulations"));
+	ck_assert(g_file_get_contents(md, &mdtext, NULL, NULL));
+	ck_assert(strstr(mdtext, "| self | 1.000 | 1.000 | 1.00 | pass |"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	bad = write_case(dir, 2,
+			 "[figure spread]\nwhat = max\nmetric = spread\n"
+			 "of = b\npublished = 0.5\n");
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, "T2", NULL),
+			 2);
+	ck_assert(strstr(out, "FAIL"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	broken = write_case(dir, 3,
+			    "[figure x]\nmetric = speed\nof = a\nto = b\n"
+			    "published = 1\n");
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, NULL), 1);
+	ck_assert(strstr(err, "t3.ini: [figure x] metric"));
+	ck_assert(strstr(err, "throughput"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -328,6 +397,7 @@ int main(void)
 	tcase_add_test(tc, test_list_and_usage);
 	tcase_add_test(tc, test_scenarios_and_docs);
 	tcase_add_test(tc, test_bench_compare);
+	tcase_add_test(tc, test_validate);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -429,16 +429,17 @@ static const char *kind_sign(enum val_kind k)
 	}
 }
 
+/* @x as a short text: 1.234, 56.7k, 1.992M or inf. */
 static void print_num(GString *s, double x)
 {
 	if (!isfinite(x))
-		g_string_append_printf(s, "%10s", "inf");
+		g_string_append(s, "inf");
 	else if (fabs(x) >= 1e6)
-		g_string_append_printf(s, "%9.3fM", x / 1e6);
+		g_string_append_printf(s, "%.3fM", x / 1e6);
 	else if (fabs(x) >= 1e4)
-		g_string_append_printf(s, "%9.1fk", x / 1e3);
+		g_string_append_printf(s, "%.1fk", x / 1e3);
 	else
-		g_string_append_printf(s, "%10.3f", x);
+		g_string_append_printf(s, "%.3f", x);
 }
 
 static void print_case(FILE *out, GString *md, struct val_case *c)
@@ -458,26 +459,24 @@ static void print_case(FILE *out, GString *md, struct val_case *c)
 				       c->name, c->title, c->source);
 	for (guint i = 0; i < c->figures->len; i++) {
 		struct val_figure *f = g_ptr_array_index(c->figures, i);
-		GString *sim = g_string_new(NULL), *pub = g_string_new(NULL);
+		g_autoptr(GString) sim = g_string_new(NULL);
+		g_autoptr(GString) pub = g_string_new(kind_sign(f->kind));
 		g_autofree char *ratio = NULL;
 
 		print_num(sim, f->simulated);
-		g_string_append(pub, kind_sign(f->kind));
 		print_num(pub, f->published);
 		ratio = f->kind == VK_RATIO || f->kind == VK_VALUE
-				? g_strdup_printf("%8.2f",
+				? g_strdup_printf("%.2f",
 						  f->simulated / f->published)
-				: g_strdup_printf("%8s", "");
-		fprintf(out, "    %-46s %s %12s %s  %s\n", f->label, sim->str,
-			pub->str, ratio, f->pass ? "pass" : "FAIL");
+				: g_strdup("");
+		fprintf(out, "    %-46s %10s %12s %8s  %s\n", f->label,
+			sim->str, pub->str, ratio, f->pass ? "pass" : "FAIL");
 		if (md)
 			g_string_append_printf(
 				md, "| %s | %s | %s | %s | %s |\n", f->label,
-				g_strstrip(sim->str), g_strstrip(pub->str),
-				g_strstrip(ratio), f->pass ? "pass" : "FAIL");
+				sim->str, pub->str, ratio,
+				f->pass ? "pass" : "FAIL");
 		passed += f->pass;
-		g_string_free(sim, TRUE);
-		g_string_free(pub, TRUE);
 	}
 	fprintf(out, "    %s: %u of %u figures pass\n", c->name, passed,
 		c->figures->len);
