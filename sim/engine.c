@@ -29,23 +29,21 @@
 
 __thread struct sim *sim_self;
 
-/* The requests from one cache domain waiting for a line, in no order. */
-struct sim_lq_group {
+/* The requests from one chip waiting for a line, in no order. */
+struct sim_lq_chip {
 	struct sim_cpu **v;
 	unsigned int n, cap;
-	unsigned int active_idx; /* its place in active[] while n > 0 */
 };
 
 struct sim_lineq {
 	struct sim_lineq *free_next;
 	struct sim *s;
 	size_t line;
-	struct sim_lq_group *group; /* per cache domain */
-	unsigned int *active;	    /* the domains with waiters */
-	unsigned int nactive;
-	unsigned int n;		 /* waiting, in all domains */
-	struct sim_cpu *granted; /* served, not yet run */
-	struct sim_event ev;	 /* the source frees: serve one */
+	struct sim_lq_chip *chip; /* per chip */
+	unsigned int *dom_n;	  /* waiting per cache domain */
+	unsigned int n;		  /* waiting, on all chips */
+	unsigned int ngranted;	  /* served, not yet run */
+	struct sim_event ev;	  /* the source frees: serve */
 };
 
 void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
@@ -129,6 +127,10 @@ void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	s->ndoms = (topo->npcpus + s->mem.dom_threads - 1) / s->mem.dom_threads;
 	if (!s->ndoms)
 		s->ndoms = 1;
+	s->nchips = (topo->npcpus + topo->smt * topo->cores_per_chip - 1) /
+		    (topo->smt * topo->cores_per_chip);
+	if (!s->nchips)
+		s->nchips = 1;
 	if (topo->smt > 1 && topo->smt_tput[0]) {
 		cores = (topo->npcpus + topo->smt - 1) / topo->smt;
 		s->level = g_new0(uint8_t, topo->npcpus);
@@ -188,10 +190,10 @@ void sim_destroy(struct sim *s)
 	}
 	while ((q = s->lq_free)) {
 		s->lq_free = q->free_next;
-		for (unsigned int k = 0; k < s->ndoms; k++)
-			g_free(q->group[k].v);
-		g_free(q->group);
-		g_free(q->active);
+		for (unsigned int k = 0; k < s->nchips; k++)
+			g_free(q->chip[k].v);
+		g_free(q->chip);
+		g_free(q->dom_n);
 		g_free(q);
 	}
 	for (unsigned int i = 0; i < s->ncpus; i++) {
@@ -473,11 +475,11 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 		/* Served but not run: the line serves someone else; this
 		 * cpu asks again when it runs. */
 		q = c->lq_grant;
-		if (q && q->granted == c) {
-			q->granted = NULL;
-			lineq_kick(q, t);
+		if (q) {
+			c->lq_grant = NULL;
+			if (!--q->ngranted)
+				lineq_kick(q, t);
 		}
-		c->lq_grant = NULL;
 		return left;
 	}
 	if (c->lq) {
@@ -655,8 +657,8 @@ static struct sim_lineq *lineq_get(struct sim *s, size_t line)
 	} else {
 		q = g_new0(struct sim_lineq, 1);
 		q->s = s;
-		q->group = g_new0(struct sim_lq_group, s->ndoms);
-		q->active = g_new0(unsigned int, s->ndoms);
+		q->chip = g_new0(struct sim_lq_chip, s->nchips);
+		q->dom_n = g_new0(unsigned int, s->ndoms);
 		sim_event_init(&q->ev, lineq_ev, q, SIM_PRIO_LINE);
 	}
 	q->line = line;
@@ -669,7 +671,7 @@ static void lineq_put(struct sim_lineq *q)
 {
 	struct sim *s = q->s;
 
-	if (q->n || q->granted || sim_event_queued(&q->ev))
+	if (q->n || q->ngranted || sim_event_queued(&q->ev))
 		return;
 	s->mem.lines[q->line].q = NULL;
 	q->free_next = s->lq_free;
@@ -681,7 +683,7 @@ static void lineq_kick(struct sim_lineq *q, sim_time_t t)
 {
 	struct sim *s = q->s;
 
-	if (q->granted || !q->n) {
+	if (q->ngranted || !q->n) {
 		lineq_put(q);
 		return;
 	}
@@ -691,44 +693,62 @@ static void lineq_kick(struct sim_lineq *q, sim_time_t t)
 	sim_evq_push(&s->q, &q->ev, t);
 }
 
+static unsigned int chip_of(const struct sim *s, int pcpu)
+{
+	const struct sim_topo *t = &s->mem.topo;
+
+	return (unsigned int)pcpu / (t->smt * t->cores_per_chip);
+}
+
 static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c)
 {
-	unsigned int d = (unsigned int)sim_mem_domain(&q->s->mem, c->pcpu);
-	struct sim_lq_group *g = &q->group[d];
+	struct sim_lq_chip *k = &q->chip[chip_of(q->s, c->pcpu)];
 	unsigned int i = c->lq_idx;
 
-	QSIM_BUG_ON(i >= g->n || g->v[i] != c);
-	g->v[i] = g->v[--g->n];
-	g->v[i]->lq_idx = i;
-	if (!g->n) {
-		unsigned int last = q->active[--q->nactive];
-
-		q->active[g->active_idx] = last;
-		q->group[last].active_idx = g->active_idx;
-	}
+	QSIM_BUG_ON(i >= k->n || k->v[i] != c);
+	k->v[i] = k->v[--k->n];
+	k->v[i]->lq_idx = i;
+	q->dom_n[sim_mem_domain(&q->s->mem, c->pcpu)]--;
 	q->n--;
 	c->lq = NULL;
 }
 
-/* How far a request from domain @d travels to the line's data. */
-static sim_time_t request_latency(const struct sim_mem *m, unsigned int d,
-				  int src)
+/* Serve @w: it accesses the line when it runs, at @t. */
+static void lineq_grant(struct sim_lineq *q, struct sim_cpu *w, sim_time_t t)
 {
-	if (src < 0)
-		return m->cost.mem_ps;
-	return sim_mem_dist_cost(
-		m, sim_mem_dist(m, (int)(d * m->dom_threads), src));
+	lineq_remove(q, w);
+	q->ngranted++;
+	w->lq_grant = q;
+	w->state = SIM_CPU_READY;
+	sim_evq_push(&q->s->q, &w->ev, t);
+}
+
+/* A waiter of chip @k, at random, from domain @dom (-1: any) or from any
+ * domain but @not_dom (-1: none); the chip has one. */
+static struct sim_cpu *pick_in_chip(struct sim *s, struct sim_lq_chip *k,
+				    int dom, int not_dom)
+{
+	for (;;) {
+		struct sim_cpu *c =
+			k->v[k->n > 1 ? sim_rng_below(&s->arb_rng, k->n) : 0];
+		int d = sim_mem_domain(&s->mem, c->pcpu);
+
+		if ((dom < 0 || d == dom) && (not_dom < 0 || d != not_dom))
+			return c;
+	}
 }
 
 /*
- * The line's source is free: serve one waiting request.  Each requester
- * retries its request once per round trip to the data (its distance to
- * it), at a random phase, and the first retry to arrive is served: per
- * cache domain, the first of n uniform arrivals over [0, L) comes at
- * L * (1 - U^(1/n)); the earliest domain wins and one of its requesters,
- * at random, is served.  So the threads sharing the data's cache usually
- * win, then its chip.  With near_bias (percent) the race is held among
- * the data's chip only, when it has requesters, that often.
+ * The line's source is free: serve a waiting request.  Each requester
+ * retries once per round trip to the data (its distance to the data's
+ * source) at a random phase, and the first retry to arrive is served.
+ * The distances fall in three classes: the data's own cache domain (smt),
+ * the rest of its chip (chip), other chips (remote); with n requesters in
+ * a class of distance L the first arrives at L * (1 - U^(1/n)); the
+ * earliest class wins and one of its requesters, at random, is served.
+ * With near_bias (percent) the race is held among the data's chip alone
+ * that often.  A read is served together with every other read from its
+ * cache domain: once the line is there they are hits.
  */
 static void lineq_ev(struct sim_event *ev)
 {
@@ -737,11 +757,11 @@ static void lineq_ev(struct sim_event *ev)
 	struct sim_mem *m = &s->mem;
 	struct sim_line *l = &m->lines[q->line];
 	sim_time_t t = ev->time_ps;
-	int src = l->src_pcpu;
-	unsigned int win = UINT_MAX;
+	int src = l->src_pcpu, sdom = -1;
+	unsigned int n_class[3] = {0, 0, 0}, sch = 0, win = 3;
+	const sim_time_t lat[3] = {m->cost.smt_ps, m->cost.chip_ps,
+				   m->cost.remote_ps};
 	double best = 0;
-	bool near_only = false;
-	struct sim_lq_group *g;
 	struct sim_cpu *w;
 
 	if (l->busy_until > t || l->protect_until > t) {
@@ -749,39 +769,75 @@ static void lineq_ev(struct sim_event *ev)
 			     SIM_MAX(l->busy_until, l->protect_until));
 		return;
 	}
-	if (!q->n || q->granted) {
+	if (!q->n || q->ngranted) {
 		lineq_put(q);
 		return;
 	}
-	if (m->cost.near_bias_pct && src >= 0 &&
-	    sim_rng_below(&s->arb_rng, 100) < m->cost.near_bias_pct)
-		for (unsigned int a = 0; a < q->nactive && !near_only; a++)
-			near_only =
-				sim_mem_dist(
-					m, (int)(q->active[a] * m->dom_threads),
-					src) <= SIM_DIST_CHIP;
-	for (unsigned int a = 0; a < q->nactive; a++) {
-		unsigned int d = q->active[a];
-		sim_time_t lat = request_latency(m, d, src);
-		double x;
+	if (src >= 0) {
+		sdom = sim_mem_domain(m, src);
+		sch = chip_of(s, src);
+		n_class[0] = q->dom_n[sdom];
+		n_class[1] = q->chip[sch].n - n_class[0];
+		n_class[2] = q->n - q->chip[sch].n;
+		if (m->cost.near_bias_pct && n_class[2] &&
+		    n_class[0] + n_class[1] &&
+		    sim_rng_below(&s->arb_rng, 100) < m->cost.near_bias_pct)
+			n_class[2] = 0;
+		for (unsigned int k = 0; k < 3; k++) {
+			double x;
 
-		if (near_only && sim_mem_dist(m, (int)(d * m->dom_threads),
-					      src) > SIM_DIST_CHIP)
-			continue;
-		x = (double)lat *
-		    (1.0 - pow(sim_rng_unit(&s->arb_rng), 1.0 / q->group[d].n));
-		if (win == UINT_MAX || x < best) {
-			win = d;
-			best = x;
+			if (!n_class[k])
+				continue;
+			if (n_class[k] ==
+			    n_class[0] + n_class[1] + n_class[2]) {
+				win = k; /* no race: one class asks */
+				break;
+			}
+			x = sim_rng_unit(&s->arb_rng);
+			if (n_class[k] > 1)
+				x = pow(x, 1.0 / n_class[k]);
+			x = (double)lat[k] * (1.0 - x);
+			if (win == 3 || x < best) {
+				win = k;
+				best = x;
+			}
 		}
 	}
-	g = &q->group[win];
-	w = g->v[g->n > 1 ? sim_rng_below(&s->arb_rng, g->n) : 0];
-	lineq_remove(q, w);
-	q->granted = w;
-	w->lq_grant = q;
-	w->state = SIM_CPU_READY;
-	sim_evq_push(&s->q, &w->ev, t);
+	if (win == 0) {
+		w = pick_in_chip(s, &q->chip[sch], sdom, -1);
+	} else if (win == 1) {
+		w = pick_in_chip(s, &q->chip[sch], -1, sdom);
+	} else {
+		/* Memory, or another chip: a chip by its requesters, then one
+		 * of them. */
+		uint64_t r = sim_rng_below(&s->arb_rng,
+					   win == 2 ? n_class[2] : q->n);
+		unsigned int k = 0;
+
+		for (;; k++) {
+			if (win == 2 && k == sch)
+				continue;
+			if (r < q->chip[k].n)
+				break;
+			r -= q->chip[k].n;
+		}
+		w = pick_in_chip(s, &q->chip[k], -1, -1);
+	}
+	lineq_grant(q, w, t);
+	if (w->lq_kind == SIM_READ) {
+		struct sim_lq_chip *k = &q->chip[chip_of(s, w->pcpu)];
+		int d = sim_mem_domain(m, w->pcpu);
+
+		for (unsigned int i = 0; i < k->n;) {
+			struct sim_cpu *o = k->v[i];
+
+			if (o->lq_kind == SIM_READ &&
+			    sim_mem_domain(m, o->pcpu) == d)
+				lineq_grant(q, o, t); /* o's slot refilled */
+			else
+				i++;
+		}
+	}
 }
 
 /*
@@ -799,10 +855,10 @@ static bool line_blocked(struct sim_cpu *c, size_t line, enum sim_access kind)
 	struct sim_mem *m = &c->sim->mem;
 	struct sim_line *l = &m->lines[line];
 	int holds = sim_mem_holds(m, line, c->pcpu);
-	bool waiters = l->q && (l->q->n || l->q->granted);
+	bool waiters = l->q && (l->q->n || l->q->ngranted);
 	bool mine = holds == 2 && l->wbusy_until <= c->now_ps;
 
-	if (l->q && l->q->granted == c)
+	if (l->q && c->lq_grant == l->q)
 		return false;
 	if (l->protect_until >= c->now_ps && l->protect_pcpu == c->pcpu)
 		return false; /* our stcx. in our larx's window */
@@ -816,25 +872,23 @@ static bool line_blocked(struct sim_cpu *c, size_t line, enum sim_access kind)
 }
 
 /* Wait until @line serves @c (E5); may switch coroutines. */
-static void coroutine_fn line_wait(struct sim_cpu *c, size_t line)
+static void coroutine_fn line_wait(struct sim_cpu *c, size_t line,
+				   enum sim_access kind)
 {
 	struct sim *s = c->sim;
 	struct sim_lineq *q = lineq_get(s, line);
-	unsigned int d = (unsigned int)sim_mem_domain(&s->mem, c->pcpu);
-	struct sim_lq_group *g = &q->group[d];
+	struct sim_lq_chip *k = &q->chip[chip_of(s, c->pcpu)];
 
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 4;
-		g->v = g_renew(struct sim_cpu *, g->v, g->cap);
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 8;
+		k->v = g_renew(struct sim_cpu *, k->v, k->cap);
 	}
-	if (!g->n) {
-		g->active_idx = q->nactive;
-		q->active[q->nactive++] = d;
-	}
-	c->lq_idx = g->n;
-	g->v[g->n++] = c;
+	c->lq_idx = k->n;
+	k->v[k->n++] = c;
+	q->dom_n[sim_mem_domain(&s->mem, c->pcpu)]++;
 	q->n++;
 	c->lq = q;
+	c->lq_kind = kind;
 	s->line_waits++;
 	lineq_kick(q, c->now_ps);
 	c->state = SIM_CPU_WAITING;
@@ -848,7 +902,7 @@ static void coroutine_fn line_acquire(struct sim_cpu *c, size_t line,
 {
 	sim_cpu_sync(c);
 	while (line_blocked(c, line, kind)) {
-		line_wait(c, line);
+		line_wait(c, line, kind);
 		sim_cpu_sync(c);
 	}
 }
@@ -858,11 +912,11 @@ static void line_release(struct sim_cpu *c, size_t line)
 {
 	struct sim_lineq *q = c->sim->mem.lines[line].q;
 
-	if (!q || q->granted != c)
+	if (!q || c->lq_grant != q)
 		return;
-	q->granted = NULL;
 	c->lq_grant = NULL;
-	lineq_kick(q, c->access_ps);
+	if (!--q->ngranted)
+		lineq_kick(q, c->access_ps);
 }
 
 void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
@@ -947,8 +1001,23 @@ bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p)
 		return true; /* the locked atomic did it all */
 	/* The atomic's own work between its larx and its stcx. */
 	c->now_ps += m->cost.atomic_ps;
-	if (!c->larx_held) /* any store before now comes first */
+	if (!c->larx_held) {
+		/*
+		 * Any store before now comes first.  A reservation already
+		 * lost fails at once, in the core: no store is performed,
+		 * so the line is not asked for (IBM assembler reference,
+		 * stwcx.: "if no reservation exists ... storage is not
+		 * altered").
+		 */
+		sim_cpu_sync(c);
+		if (m->lines[c->larx_line].stores != c->larx_stores) {
+			c->access_ps = c->now_ps;
+			c->now_ps += m->cost.hit_ps;
+			c->resv_lost++;
+			return false;
+		}
 		line_acquire(c, c->larx_line, SIM_RMW);
+	}
 	/*
 	 * With the lock hint the line was held from the larx, so nothing
 	 * came between: the atomic takes effect at the larx's time, as a

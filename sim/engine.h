@@ -151,6 +151,7 @@ struct sim_cpu {
 	struct sim_lineq *lq; /* the line whose source it waits for, or NULL */
 	struct sim_lineq *lq_grant; /* the line that served it, not yet run */
 	unsigned int lq_idx;	    /* its place in that line's queue */
+	enum sim_access lq_kind;    /* the access it waits to make */
 	bool hmt_low;		    /* at low SMT priority (HMT_low) */
 	bool larx_held;	  /* the last larx holds the line through its stcx */
 	size_t larx_line; /* the last larx's line, and the stores it saw */
@@ -213,6 +214,7 @@ struct sim {
 	struct sim_rng arb_rng;	   /* which waiting request a line serves */
 	struct sim_lineq *lq_free; /* spare line queues */
 	unsigned int ndoms;	   /* cache domains */
+	unsigned int nchips;	   /* chips (sockets) */
 	uint64_t line_waits;	   /* accesses that waited for a line */
 	struct sim_noise noise;
 	/* SMT: each hardware thread's level, each core's busy and low
