@@ -29,24 +29,22 @@ static s32 rwl_token(void)
 	return (s32)(RW_TOKEN_FLAG | (u32)smp_processor_id());
 }
 
-/* One larx/stcx. sequence: fails only when a writer holds it. */
+/*
+ * One larx (with the lock hint, LOCK-FACTS 4.12) / stcx. loop: give up
+ * without a store when a writer holds it, else count one more reader;
+ * a lost reservation retries.
+ */
 static bool rwl_read_trylock(struct legacy_rwlock *rw)
 {
-	for (;;) {
-		s32 old = READ_ONCE(rw->lock);
-
-		if (old < 0)
-			return false;
-		if (cmpxchg_acquire(&rw->lock, old, old + 1) == old)
-			return true;
-	}
+	return __add_unless_negative(&rw->lock, 1, true) > 0;
 }
 
+/* larx with the lock hint; the stcx. only when the word is 0. */
 static bool rwl_write_trylock(void *p)
 {
 	struct legacy_rwlock *rw = p;
 
-	return cmpxchg_acquire(&rw->lock, 0, rwl_token()) == 0;
+	return cmpxchg_lock(&rw->lock, 0, rwl_token()) == 0;
 }
 
 /* Confer to a preempted writer, if the word still names it. */

@@ -60,6 +60,7 @@ void sim_mem_seal(struct sim_mem *m)
 	m->lines = g_new0(struct sim_line, m->nlines);
 	for (size_t i = 0; i < m->nlines; i++) {
 		m->lines[i].owner_dom = -1;
+		m->lines[i].fill_dom = -1;
 		m->lines[i].src_pcpu = -1;
 	}
 	m->nwords =
@@ -203,6 +204,7 @@ static void take_exclusive(struct sim_mem *m, size_t line, int pcpu)
 	else
 		memset(w, 0, m->nwords * sizeof(*w));
 	l->stores++; /* M5: every reservation on it is gone */
+	l->fill_dom = -1;
 	l->owner_dom = sim_mem_domain(m, pcpu);
 	l->src_pcpu = pcpu;
 }
@@ -221,15 +223,22 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 	if (kind == SIM_READ) {
 		int dom = sim_mem_domain(m, pcpu);
 
-		if (l->owner_dom == dom || is_sharer(m, line, dom))
+		if (l->owner_dom == dom || is_sharer(m, line, dom)) {
 			/* In our cache; a sibling's store reaches us through
-			 * the shared cache. */
-			return now +
-			       sim_mem_dist_cost(
-				       m, sim_mem_dist(m, pcpu, l->src_pcpu) ==
-							  SIM_DIST_SMT
-						  ? SIM_DIST_SMT
-						  : SIM_DIST_HIT);
+			 * the shared cache; a sibling's miss still in flight
+			 * brings it for us too. */
+			sim_time_t t =
+				now +
+				sim_mem_dist_cost(
+					m, sim_mem_dist(m, pcpu, l->src_pcpu) ==
+							   SIM_DIST_SMT
+						   ? SIM_DIST_SMT
+						   : SIM_DIST_HIT);
+
+			if (l->fill_dom == dom && l->fill_until > t)
+				t = l->fill_until;
+			return t;
+		}
 		start = SIM_MAX(now, l->busy_until);
 		lat = sim_mem_jitter(
 			m,
@@ -245,6 +254,8 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 			l->owner_dom = -1;
 		}
 		w[dom / 64] |= 1ULL << (dom % 64);
+		l->fill_dom = dom;
+		l->fill_until = start + lat;
 		return start + lat;
 	}
 

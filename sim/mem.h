@@ -109,6 +109,8 @@ struct sim_line {
 	sim_time_t wbusy_until;
 	sim_time_t protect_until; /* a larx's window to its stcx. (M5) */
 	int32_t protect_pcpu;
+	int32_t fill_dom;      /* the domain of the last read miss, */
+	sim_time_t fill_until; /* and when its data arrives */
 	struct sim_lineq *q;
 	int32_t owner_dom;
 	int32_t src_pcpu;

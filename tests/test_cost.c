@@ -106,6 +106,28 @@ START_TEST(test_contention_grows_linearly)
 }
 END_TEST
 
+/*
+ * A thread whose sibling's read miss is still in flight gets the data
+ * when it arrives, not at hit cost: pCPU 90 writes x; pCPU 0 misses at
+ * 1000000 (remote from 90: done at 1090700); its sibling pCPU 1 reads at
+ * 1005000, while the data is on its way: done at 1090700 too; later reads
+ * in that core hit (1000).
+ */
+START_TEST(test_sibling_waits_for_fill)
+{
+	size_t l = setup();
+
+	sim_mem_touch(&S.mem, l, 90, SIM_WRITE, 0, NULL);
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 0, SIM_READ, 1000000, NULL),
+			  1000000 + 90700);
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 1, SIM_READ, 1005000, NULL),
+			  1000000 + 90700);
+	ck_assert_uint_eq(sim_mem_touch(&S.mem, l, 2, SIM_READ, 2000000, NULL),
+			  2000000 + 1000);
+	sim_destroy(&S);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cost");
@@ -116,6 +138,7 @@ int main(void)
 	tcase_add_test(tc, test_write_invalidates);
 	tcase_add_test(tc, test_atomics_serialize);
 	tcase_add_test(tc, test_contention_grows_linearly);
+	tcase_add_test(tc, test_sibling_waits_for_fill);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -322,6 +322,63 @@ START_TEST(test_periodic_equals_iterating)
 }
 END_TEST
 
+/*
+ * A stcx. whose reservation is gone fails in the core, without waiting
+ * for the line (docs/cost-model.md).  An llsc machine: cpu a (pCPU 0)
+ * larx-reserves x, a fill from memory that completes at 100900 (its
+ * window runs to 109000), works 50 us, and issues its stcx. after
+ * `atomic`: at 100900 + 50000000 + 8100 = 50109000.  cpu b (pCPU 80, the
+ * other chip) stores to x at 50100000: nobody has written x, so the data
+ * comes from memory (100900) and the line is busy to 50200900.  a's stcx. sees the store and fails at once:
+ * it goes on at 50109000 + hit = 50110000, before the line frees.  (The
+ * line's busy time is what a stcx. that waited for the line would pay.)
+ */
+struct resv_probe {
+	bool ok;
+	sim_time_t after, busy_until;
+};
+
+static void resv_a(struct sim_cpu *c, void *arg)
+{
+	struct resv_probe *p = arg;
+
+	sim_access(c, x, SIM_RMW_RESV);
+	sim_cpu_work(c, 50 * SIM_US);
+	p->ok = sim_access_stcx(c, x);
+	p->after = c->now_ps;
+	p->busy_until = S.mem.lines[sim_mem_line_of(&S.mem, x)].busy_until;
+}
+
+static void resv_b(struct sim_cpu *c, void *arg)
+{
+	(void)arg;
+	sim_cpu_work(c, 50100 * SIM_NS);
+	WRITE_ONCE(*x, 1);
+}
+
+START_TEST(test_lost_reservation_fails_fast)
+{
+	struct sim_topo topo = {
+		.smt = 4, .cores_per_chip = 20, .npcpus = 160, .llsc = true};
+	struct resv_probe p = {0};
+	struct sim_cpu *ca, *cb;
+
+	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+	x = sim_mem_alloc(&S.mem, sizeof(*x), 128);
+	ca = sim_cpu_create(&S, resv_a, &p);
+	cb = sim_cpu_create(&S, resv_b, NULL);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(ca, 0, 0);
+	sim_cpu_dispatch(cb, 0, 80);
+	sim_run(&S, SIM_MS);
+	ck_assert(!p.ok);
+	ck_assert_uint_eq(p.after, 50110000);
+	ck_assert_uint_eq(p.busy_until, 50200900);
+	ck_assert_uint_eq(ca->resv_lost, 1);
+	sim_destroy(&S);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -334,6 +391,7 @@ int main(void)
 	tcase_add_test(tc, test_two_lines);
 	tcase_add_test(tc, test_periodic_equals_iterating);
 	tcase_add_test(tc, test_work_carried);
+	tcase_add_test(tc, test_lost_reservation_fails_fast);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -80,7 +80,8 @@ static bool add_seed(GPtrArray *sets, const char *seed)
 }
 
 static int parse_run_args(int argc, char **argv, bool with_db, char **file,
-			  char ***overrides, char **db, bool *no_store)
+			  char ***overrides, char **db, bool *no_store,
+			  char **variant)
 {
 	g_autofree char *seed = NULL;
 	g_auto(GStrv) sets = NULL;
@@ -95,13 +96,16 @@ static int parse_run_args(int argc, char **argv, bool with_db, char **file,
 		 "override one scenario key", "SECTION.KEY=VALUE"},
 		{"db", 0, 0, G_OPTION_ARG_FILENAME, db,
 		 "results database (default results.db)", "PATH"},
+		{"variant", 0, 0, G_OPTION_ARG_STRING, variant,
+		 "of a validation case: run this [variant]", "NAME"},
 		{"no-store", 0, 0, G_OPTION_ARG_NONE, &nostore,
 		 "do not write the results database", NULL},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
 	if (!with_db) {
-		entries[2].long_name = NULL;
+		entries[2] = entries[3];
+		entries[3] = entries[4];
 	}
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
@@ -130,9 +134,42 @@ static int parse_run_args(int argc, char **argv, bool with_db, char **file,
 	return EXIT_OK;
 }
 
+/*
+ * The scenario @file with @overrides; a validation case
+ * (scenarios/validation/) is its base scenario with @variant's overrides
+ * first, so --set still wins.
+ */
+static struct qsim_config *load_scenario(const char *file, const char *variant,
+					 char **overrides, GError **error)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) vsets = NULL;
+	g_autoptr(GPtrArray) all = NULL;
+
+	if (!validate_is_case(file)) {
+		if (variant) {
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				    "%s: --variant is for validation cases "
+				    "(files with a [validate] section)",
+				    file);
+			return NULL;
+		}
+		return cfg_load(file, overrides, error);
+	}
+	if (!validate_case_scenario(file, variant, &text, &vsets, error))
+		return NULL;
+	all = g_ptr_array_new();
+	for (char **s = vsets; *s; s++)
+		g_ptr_array_add(all, *s);
+	for (char **s = overrides; s && *s; s++)
+		g_ptr_array_add(all, *s);
+	g_ptr_array_add(all, NULL);
+	return cfg_load_text(file, text, (char **)all->pdata, error);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	g_autofree char *file = NULL, *db = NULL;
+	g_autofree char *file = NULL, *db = NULL, *variant = NULL;
 	g_auto(GStrv) overrides = NULL;
 	g_autoptr(GError) err = NULL;
 	g_autoptr(qsim_config) cfg = NULL;
@@ -142,11 +179,11 @@ static int cmd_run(int argc, char **argv)
 	int64_t run_id = 0;
 	int rc;
 
-	rc = parse_run_args(argc, argv, true, &file, &overrides, &db,
-			    &no_store);
+	rc = parse_run_args(argc, argv, true, &file, &overrides, &db, &no_store,
+			    &variant);
 	if (rc)
 		return rc;
-	cfg = cfg_load(file, overrides, &err);
+	cfg = load_scenario(file, variant, overrides, &err);
 	if (!cfg) {
 		fprintf(stderr, "qsim run: %s\n", err->message);
 		return EXIT_INPUT;
@@ -182,7 +219,7 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_check_config(int argc, char **argv)
 {
-	g_autofree char *file = NULL, *db = NULL;
+	g_autofree char *file = NULL, *db = NULL, *variant = NULL;
 	g_auto(GStrv) overrides = NULL;
 	g_autoptr(GError) err = NULL;
 	g_autoptr(qsim_config) cfg = NULL;
@@ -190,10 +227,10 @@ static int cmd_check_config(int argc, char **argv)
 	int rc;
 
 	rc = parse_run_args(argc, argv, false, &file, &overrides, &db,
-			    &no_store);
+			    &no_store, &variant);
 	if (rc)
 		return rc;
-	cfg = cfg_load(file, overrides, &err);
+	cfg = load_scenario(file, variant, overrides, &err);
 	if (!cfg) {
 		fprintf(stderr, "qsim check-config: %s\n", err->message);
 		return EXIT_INPUT;

@@ -254,6 +254,52 @@ fail:
 	return NULL;
 }
 
+bool validate_is_case(const char *path)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+
+	return g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL) &&
+	       g_key_file_has_group(kf, "validate");
+}
+
+bool validate_case_scenario(const char *path, const char *variant, char **text,
+			    char ***sets, GError **error)
+{
+	struct val_case *c = case_load(path, error);
+	g_autoptr(GString) names = g_string_new(NULL);
+	int i;
+
+	if (!c)
+		return false;
+	if (!variant) {
+		*text = g_strdup(c->base);
+		*sets = g_new0(char *, 1);
+		case_free(c);
+		return true;
+	}
+	i = variant_find(c, variant);
+	if (i < 0) {
+		for (guint k = 0; k < c->variants->len; k++) {
+			struct val_variant *v =
+				g_ptr_array_index(c->variants, k);
+
+			g_string_append_printf(names, "%s%s", k ? ", " : "",
+					       v->name);
+		}
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: no [variant %s]; the variants are: %s", path,
+			    variant, names->str);
+		case_free(c);
+		return false;
+	}
+	*text = g_strdup(c->base);
+	*sets = g_strdupv(
+		((struct val_variant *)g_ptr_array_index(c->variants, (guint)i))
+			->sets);
+	case_free(c);
+	return true;
+}
+
 /* --- running --- */
 
 struct val_job {

@@ -48,4 +48,16 @@ struct validate_result {
 bool validate_main(const struct validate_opts *o, struct validate_result *res,
 		   FILE *out, GError **error);
 
+/*
+ * The scenario of validation case @path with its variant @variant applied
+ * (NULL: the base alone), for `qsim run FILE --variant NAME`: the scenario
+ * text in *@text and the variant's overrides, NULL-terminated, in *@sets
+ * (g_strfreev).  False if @path is not a case or has no such variant.
+ */
+bool validate_case_scenario(const char *path, const char *variant, char **text,
+			    char ***sets, GError **error);
+
+/* Whether @path is a validation case (has a [validate] section). */
+bool validate_is_case(const char *path);
+
 #endif

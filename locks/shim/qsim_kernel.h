@@ -175,6 +175,30 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
 		__fo_old;                                                 \
 	})
 
+/*
+ * powerpc's conditional update loop, as its lock code writes it in
+ * assembly: larx (@hint: the lock hint), give up without a store when the
+ * loaded value is negative, else store it plus @v; retry from the larx
+ * when the stcx. fails.  Returns the loaded value plus @v (> 0: stored).
+ */
+#define __add_unless_negative(ptr, v, hint)                              \
+	({                                                               \
+		__typeof__(ptr) __an_p = (ptr);                          \
+		__typeof__(*__an_p) __an_old;                            \
+		struct sim_cpu *__an_c;                                  \
+		for (;;) {                                               \
+			__an_c = lk_larx(__an_p, hint);                  \
+			__an_old = *__an_p;                              \
+			if (__an_old < 0 || lk_stcx(__an_c, __an_p))     \
+				break;                                   \
+		}                                                        \
+		if (__an_old >= 0) {                                     \
+			*__an_p = (__typeof__(*__an_p))(__an_old + (v)); \
+			lk_access_end(__an_c, __an_p, (v) != 0);         \
+		}                                                        \
+		(__typeof__(*__an_p))(__an_old + (v));                   \
+	})
+
 #define __xchg(ptr, v, full)                                     \
 	({                                                       \
 		__typeof__(ptr) __xc_p = (ptr);                  \
