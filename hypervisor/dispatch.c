@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The dispatch core: starting and ending dispatches, slices, preemption,
+ * wake-ups and directed yield; the pCPU's events.  State machine and
+ * invariants: hv.h; policies choose (policy_*.c).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "hypervisor/hv_internal.h"
+
+void hv_yield_count_bump(struct hv_vcpu *v, sim_time_t t)
+{
+	v->lppaca->yield_count++;
+	sim_mem_poke(v->hv->sim, &v->lppaca->yield_count, t);
+}
+
+void hv_pcpu_busy(struct hv_pcpu *p, sim_time_t t)
+{
+	if (p->idle_since != SIM_TIME_NEVER) {
+		if (t > p->idle_since)
+			p->idle_ps += t - p->idle_since;
+		p->idle_since = SIM_TIME_NEVER;
+	}
+}
+
+/* Start dispatching @v on @p (hv_internal.h). */
+void hv_pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
+		   bool inherit)
+{
+	hv_pcpu_start_after(p, v, t, inherit, p->hv->p.dispatch_latency_ps);
+}
+
+/* The same, running @v after @latency. */
+void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
+			 bool inherit, sim_time_t latency)
+{
+	struct hv *hv = p->hv;
+
+	p->inherit = inherit;
+	/* A conferred slice stays on the conferrer's bill (and a slice
+	 * conferred on again, on the first conferrer's). */
+	if (!inherit || !p->payer || p->payer->part != v->part)
+		p->payer = v;
+	else
+		p->payer->paying = p;
+	hv_pcpu_busy(p, t);
+	if (hv->p.whole_core) {
+		unsigned int c = p->id / hv->p.smt;
+
+		QSIM_BUG_ON(!hv_may_dispatch(hv, p, v));
+		hv->core_owner[c] = (int)v->part->id;
+		hv->core_busy[c]++;
+	}
+	p->cur = v;
+	v->pcpu = p;
+	v->state = HV_DISPATCHING;
+	p->ev_kind = HV_PCPU_DISPATCH_DONE;
+	p->dispatch_ps += latency;
+	sim_schedule(hv->sim, &p->ev, t + latency);
+}
+
+void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = hv->ops->pick(hv, p);
+
+	QSIM_BUG_ON(p->cur != NULL);
+	if (!v) {
+		if (p->idle_since == SIM_TIME_NEVER)
+			p->idle_since = t;
+	} else {
+		hv_pcpu_start(p, v, t, false);
+	}
+	hv_whole_core_kick(hv, t);
+}
+
+/*
+ * Whole-core dispatch: a core's owner changes as its threads pick, so
+ * after every pick the idle pCPUs look again for a vCPU they may run.
+ */
+void hv_whole_core_kick(struct hv *hv, sim_time_t t)
+{
+	if (!hv->p.whole_core || hv->kicking)
+		return;
+	hv->kicking = true;
+	/* Until a pass dispatches nothing: a thread that picked may have
+	 * claimed its core for a partition a sibling skipped earlier. */
+	for (unsigned int before = hv->rq_len + 1; hv->rq_len < before;) {
+		before = hv->rq_len;
+		hv_kick_idle_pcpus(hv, t);
+	}
+	hv->kicking = false;
+}
+
+/* A vCPU became runnable: queue it and wake an idle pCPU if there is one. */
+void hv_vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
+{
+	struct hv *hv = v->hv;
+	struct hv_pcpu *idle = NULL;
+
+	v->state = HV_RUNNABLE;
+	hv->ops->enqueue(hv, v);
+	if (v->last_pcpu >= 0 && hv_pcpu_free(&hv->pcpus[v->last_pcpu]))
+		idle = &hv->pcpus[v->last_pcpu];
+	for (unsigned int i = 0; !idle && i < hv->p.npcpus; i++)
+		if (hv_pcpu_free(&hv->pcpus[i]))
+			idle = &hv->pcpus[i];
+	if (idle)
+		hv_pcpu_pick(idle, t);
+}
+
+void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt, int64_t a,
+	      int64_t b)
+{
+	sim_trace_add(&v->hv->sim->trace, t, (int32_t)v->gid, fmt, a, b);
+}
+
+sim_time_t hv_slice_of(struct hv *hv, struct hv_vcpu *v)
+{
+	return hv->ops->slice ? hv->ops->slice(hv, v) : hv->p.slice_ps;
+}
+
+/*
+ * Close @v's DTL record at its dispatch at @t: add its components, clipped
+ * to the measured interval, to the vCPU's figures (and keep the record if
+ * the run keeps them).
+ */
+static void dtl_close(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
+{
+	sim_time_t s = hv->stats_since;
+	struct hv_dtl_record r = {
+		.vcpu = v->gid,
+		.reason = v->dtl_reason,
+		.undispatched_ps = SIM_MAX(v->dtl_undispatched_ps, s),
+		.ready_ps = SIM_MAX(v->dtl_ready_ps, s),
+		.enqueued_ps = SIM_MAX(v->dtl_enqueued_ps, s),
+		.dispatched_ps = t,
+	};
+
+	v->dtl_open = false;
+	if (t < s)
+		return;
+	QSIM_BUG_ON(r.undispatched_ps > r.ready_ps ||
+		    r.ready_ps > r.enqueued_ps || r.enqueued_ps > t);
+	switch (r.reason) {
+	case HV_DTL_PREEMPT:
+		v->st.dtl_preempt++;
+		break;
+	case HV_DTL_CEDE:
+		v->st.dtl_cede++;
+		break;
+	default:
+		v->st.dtl_confer++;
+		break;
+	}
+	v->st.dtl_wait_ready_ps += r.ready_ps - r.undispatched_ps;
+	v->st.dtl_ready_enqueue_ps += r.enqueued_ps - r.ready_ps;
+	v->st.dtl_enqueue_dispatch_ps += t - r.enqueued_ps;
+	v->st.steal_ps += t - r.ready_ps;
+	if (hv->dtl)
+		g_array_append_val(hv->dtl, r);
+}
+
+static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
+
+	v->state = HV_RUNNING;
+	v->dispatched_at = t;
+	if (v->dtl_open)
+		dtl_close(hv, v, t);
+	/* Dispatched into a spin wait: the pause-loop count starts over. */
+	if (hv->p.ple_window_ps && v->cpu->wait.active)
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+	hv_yield_count_bump(v, t);
+	v->st.dispatches++;
+	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
+		 p->id, v->lppaca->yield_count);
+	sim_cpu_dispatch(v->cpu, t, (int)p->id);
+	p->ev_kind = HV_PCPU_SLICE_END;
+	if (!p->inherit) {
+		p->slice_end_ps = t + hv_slice_of(hv, v);
+	} else {
+		/* The rest of the slice, but never more than its own. */
+		p->slice_end_ps =
+			SIM_MIN(p->slice_end_ps, t + hv_slice_of(hv, v));
+		if (p->slice_end_ps < t)
+			p->slice_end_ps = t; /* nothing left of it */
+	}
+	sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
+}
+
+/* Charge a running @v's CPU time up to @t to every account. */
+void hv_charge(struct hv_vcpu *v, sim_time_t t)
+{
+	if (t <= v->dispatched_at)
+		return;
+	hv_payer(v)->win_used_ps += t - v->dispatched_at;
+	v->run_ps += t - v->dispatched_at;
+	v->cpu_ps += t - v->dispatched_at;
+	v->dispatched_at = t;
+}
+
+/* Take @v off its pCPU; the caller decides what the pCPU does next. */
+struct hv_pcpu *hv_vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
+			      enum hv_dtl_reason why)
+{
+	struct hv_pcpu *p = v->pcpu;
+
+	QSIM_BUG_ON(v->state != HV_RUNNING || !p || p->cur != v);
+	sim_evq_cancel(&v->hv->sim->q, &p->ev);
+	sim_evq_cancel(&v->hv->sim->q, &v->ple_ev);
+	hv_charge(v, t);
+	if (v->hv->p.whole_core) {
+		unsigned int c = p->id / v->hv->p.smt;
+
+		if (--v->hv->core_busy[c] == 0)
+			v->hv->core_owner[c] = -1;
+	}
+	/* Open the DTL record; a ceded vCPU's ready and queued times come
+	 * with its prod and wake. */
+	v->dtl_open = true;
+	v->dtl_reason = (uint8_t)why;
+	v->dtl_undispatched_ps = t;
+	v->dtl_ready_ps = t;
+	v->dtl_enqueued_ps = t;
+	hv_yield_count_bump(v, t);
+	sim_cpu_undispatch(v->cpu, t, idle);
+	p->cur = NULL;
+	v->pcpu = NULL;
+	v->last_pcpu = (int)p->id;
+	return p;
+}
+
+/* Take running @v off its pCPU and queue it again. */
+struct hv_pcpu *hv_vcpu_requeue(struct hv_vcpu *v, sim_time_t t,
+				enum hv_dtl_reason why)
+{
+	struct hv_pcpu *p = hv_vcpu_leave(v, t, false, why);
+
+	v->state = HV_RUNNABLE;
+	v->hv->ops->enqueue(v->hv, v);
+	return p;
+}
+
+/* The hypervisor takes the pCPU from running @v (@why: as below). */
+void hv_vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why)
+{
+	hv_vcpu_requeue(v, t, HV_DTL_PREEMPT);
+	v->st.preemptions++;
+	hv_trace(v, t, why, 0, 0);
+}
+
+/*
+ * Preempt @p's running vCPU: back on the run queue, @p picks again.
+ * @why: the trace format (a literal taking two unused int64 arguments).
+ */
+void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
+{
+	hv_vcpu_preempt(p->cur, t, why);
+	hv_pcpu_pick(p, t);
+}
+
+/*
+ * Whole-core dispatch switches a core as a unit: when one thread's slice
+ * ends and it must make room, every running thread of the core goes back
+ * on the run queue, and then the core's idle threads pick afresh (the
+ * first pick decides the partition the core runs next).
+ */
+static void core_preempt(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	unsigned int first = p->id / hv->p.smt * hv->p.smt;
+	unsigned int end = SIM_MIN(first + hv->p.smt, hv->p.npcpus);
+
+	for (unsigned int i = first; i < end; i++) {
+		struct hv_vcpu *v = hv->pcpus[i].cur;
+
+		if (v && v->state == HV_RUNNING)
+			hv_vcpu_preempt(v, t,
+					"preempted with its core%.0" PRId64
+					"%.0" PRId64);
+	}
+	for (unsigned int i = first; i < end; i++)
+		if (hv_pcpu_free(&hv->pcpus[i]))
+			hv_pcpu_pick(&hv->pcpus[i], t);
+}
+
+static void slice_end(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
+
+	if (!hv->ops->should_preempt(hv, p)) {
+		p->slice_end_ps = t + hv_slice_of(hv, v);
+		sim_schedule(hv->sim, &p->ev, p->slice_end_ps);
+		return;
+	}
+	if (hv->p.whole_core) {
+		core_preempt(p, t);
+		return;
+	}
+	hv_pcpu_preempt(p, t,
+			"preempted at the end of its slice%.0" PRId64
+			"%.0" PRId64);
+}
+
+void hv_pcpu_ev(struct sim_event *ev)
+{
+	struct hv_pcpu *p = ev->data;
+
+	if (p->ev_kind == HV_PCPU_DISPATCH_DONE)
+		dispatch_done(p, ev->time_ps);
+	else if (p->ev_kind == HV_PCPU_POLL_END)
+		hv_poll_end(p, ev->time_ps);
+	else
+		slice_end(p, ev->time_ps);
+}
+
+/* A ceded vCPU is made ready at @t (prod, kick or timer): runnable after
+ * the wake latency. */
+void hv_vcpu_wake(struct hv_vcpu *v, sim_time_t t)
+{
+	v->state = HV_WAKING;
+	v->dtl_ready_ps = t;
+	sim_schedule(v->hv->sim, &v->wake_ev, t + v->hv->p.wake_latency_ps);
+}
+
+void hv_wake_done(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data;
+
+	struct hv *hv = v->hv;
+	struct hv_pcpu *p;
+
+	QSIM_BUG_ON(v->state != HV_WAKING);
+	/* No longer idle: from now on it waits for a pCPU. */
+	sim_cpu_set_acct(v->cpu, SIM_ACCT_PREEMPTED, ev->time_ps);
+	v->dtl_enqueued_ps = ev->time_ps;
+	if (hv->ops->woken)
+		hv->ops->woken(hv, v);
+	hv_vcpu_make_runnable(v, ev->time_ps);
+	if (v->state != HV_RUNNABLE || !hv->ops->wake_preempt)
+		return;
+	p = hv->ops->wake_preempt(hv, v);
+	if (p)
+		hv_pcpu_preempt(p, ev->time_ps,
+				"preempted by a waking vCPU%.0" PRId64
+				"%.0" PRId64);
+}
+
+/*
+ * Directed yield: running @v gives its pCPU, and the rest of its slice, to
+ * queued @tv and goes back on the run queue itself.
+ */
+void hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
+		 enum hv_dtl_reason why)
+{
+	struct hv *hv = v->hv;
+	struct hv_pcpu *p = hv_vcpu_requeue(v, t, why);
+
+	hv_rq_remove(hv, tv);
+	hv_pcpu_start(p, tv, t, true);
+	hv_whole_core_kick(hv, t);
+}

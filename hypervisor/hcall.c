@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hcalls (H_CEDE, H_CONFER, H_PROD; KVM's halt and kick), the
+ * guest's idle loop and shim points.  Semantics: docs/hypervisor.md.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "hypervisor/hv_internal.h"
+
+/* Every hcall: hv_charge its cost as hcall time, then act at the new time. */
+static sim_time_t hcall_enter(struct hv_vcpu *v)
+{
+	struct sim_cpu *c = v->cpu;
+
+	QSIM_BUG_ON(sim_current() != c,
+		    "hcall from a vCPU that is not running");
+	/* No sync yet: only the hcall's effect must be in time order. */
+	sim_cpu_set_acct(c, SIM_ACCT_HCALL, c->now_ps);
+	c->now_ps += v->hv->p.hcall_ps;
+	sim_cpu_sync(c);
+	return c->now_ps;
+}
+
+static long hcall_exit(struct hv_vcpu *v, long ret)
+{
+	struct sim_cpu *c = v->cpu;
+
+	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN,
+			 c->now_ps);
+	return ret;
+}
+
+/* Give up the pCPU; back when dispatched again (after a prod if ceded).
+ * A KVM halt (@poll) first polls, if its window is open. */
+static void coroutine_fn vcpu_sleep(struct hv_vcpu *v, sim_time_t t, bool poll)
+{
+	struct hv_pcpu *p = hv_vcpu_leave(v, t, true, HV_DTL_CEDE);
+
+	v->state = HV_CEDED;
+	v->halted_at = t;
+	if (poll && v->halt_poll_ps) {
+		p->polling = v;
+		p->poll_since = t;
+		v->poll_pcpu = p;
+		p->ev_kind = HV_PCPU_POLL_END;
+		sim_schedule(v->hv->sim, &p->ev, t + v->halt_poll_ps);
+	} else {
+		hv_pcpu_pick(p, t);
+	}
+	sim_cpu_park(v->cpu);
+	if (poll)
+		hv_halt_poll_adapt(v, v->cpu->now_ps);
+}
+
+/* The adversary's interrupts: a blocking wait may return at once. */
+static bool spurious_return(struct hv_vcpu *v)
+{
+	struct hv *hv = v->hv;
+
+	if (hv->p.spurious_wake <= 0.0 ||
+	    sim_rng_unit(&hv->rng) >= hv->p.spurious_wake)
+		return false;
+	v->st.spurious_returns++;
+	return true;
+}
+
+/*
+ * Sleep until woken (H_CEDE, or KVM's halt): unless a wake-up is latched
+ * in @latch (consumed) or the adversary makes it return at once.
+ */
+static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
+				     uint64_t *slept, uint64_t *cut_short,
+				     bool kvm)
+{
+	sim_time_t t = hcall_enter(v);
+
+	if (*latch) {
+		*latch = false;
+		(*cut_short)++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (spurious_return(v)) {
+		hv_trace(v, t,
+			 kvm ? "halt returned spuriously%.0" PRId64 "%.0" PRId64
+			     : "H_CEDE returned spuriously%.0" PRId64
+			       "%.0" PRId64,
+			 0, 0);
+		return hcall_exit(v, H_SUCCESS);
+	}
+	(*slept)++;
+	hv_trace(v, t,
+		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
+		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
+		 0, 0);
+	vcpu_sleep(v, t, kvm);
+	return hcall_exit(v, H_SUCCESS);
+}
+
+long coroutine_fn hv_hcall_cede(struct hv_vcpu *v)
+{
+	return hcall_sleep(v, &v->prod_latch, &v->st.cedes,
+			   &v->st.latch_returns, false);
+}
+
+long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
+{
+	return hcall_sleep(v, &v->kick_latch, &v->st.halts, &v->st.kick_returns,
+			   true);
+}
+
+/* The longest-queued vCPU of @self's partition that may take its pCPU. */
+static struct hv_vcpu *partition_first_queued(struct hv *hv,
+					      struct hv_vcpu *self)
+{
+	for (struct hv_vcpu *o = hv->rq_head; o; o = o->rq_next)
+		if (o->part == self->part && o != self &&
+		    hv_may_dispatch(hv, self->pcpu, o))
+			return o;
+	return NULL;
+}
+
+long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
+				  uint32_t yield_count)
+{
+	struct hv *hv = v->hv;
+	sim_time_t t = hcall_enter(v);
+	struct hv_vcpu *tv;
+
+	if (target == -1) {
+		v->st.confers_undirected++;
+		if (v->prod_latch) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		/* The rest of the dispatch goes to another vCPU of the
+		 * partition, the one queued longest. */
+		tv = partition_first_queued(hv, v);
+		if (!tv) {
+			v->st.confers_ignored++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		v->st.confers_yielded++;
+		hv_trace(v, t,
+			 "H_CONFER(-1): yields to vCPU %" PRId64 "%.0" PRId64,
+			 tv->idx, 0);
+		hv_yield_to(v, tv, t, HV_DTL_CONFER);
+		sim_cpu_park(v->cpu);
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
+		return hcall_exit(v, H_PARAMETER);
+	v->st.confers_directed++;
+	tv = v->part->vcpus[target];
+	if (tv == v) {
+		/* Confer to self: wait for a prod, consuming a latched one. */
+		if (v->prod_latch) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		v->st.cedes++;
+		vcpu_sleep(v, t, false);
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (tv->lppaca->yield_count != yield_count) {
+		v->st.confers_stale++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	if (!(yield_count & 1) || tv->state != HV_RUNNABLE ||
+	    (hv->p.prod_cuts_directed_confer && v->prod_latch)) {
+		if (v->prod_latch && hv->p.prod_cuts_directed_confer) {
+			v->prod_latch = false;
+			v->st.latch_returns++;
+		}
+		v->st.confers_ignored++;
+		return hcall_exit(v, H_SUCCESS);
+	}
+	/* Directed yield: the target takes over this pCPU. */
+	v->st.confers_yielded++;
+	hv_trace(v, t, "H_CONFER(%" PRId64 ", %" PRId64 "): yields to it",
+		 target, yield_count);
+	hv_yield_to(v, tv, t, HV_DTL_CONFER);
+	sim_cpu_park(v->cpu);
+	return hcall_exit(v, H_SUCCESS);
+}
+
+/*
+ * Wake @target (H_PROD, or KVM's kick): a sleeping target becomes runnable
+ * after the wake latency; one not asleep gets the wake latched, so its
+ * next sleep returns at once (offset of the latch field in the vCPU).
+ */
+static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
+				    size_t latch_off, uint64_t *calls,
+				    uint64_t *latched)
+{
+	struct hv *hv = v->hv;
+	sim_time_t t = hcall_enter(v);
+	struct hv_vcpu *tv;
+
+	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
+		return hcall_exit(v, H_PARAMETER);
+	tv = v->part->vcpus[target];
+	(*calls)++;
+	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
+		 target, tv->state == HV_CEDED);
+	if (tv->state == HV_CEDED && tv->poll_pcpu) {
+		/* Its host thread still polls: it runs again at once. */
+		struct hv_pcpu *p = tv->poll_pcpu;
+
+		sim_evq_cancel(&hv->sim->q, &p->ev);
+		hv_poll_stop(p, t);
+		tv->st.halt_polls_ok++;
+		tv->dtl_ready_ps = t;
+		tv->dtl_enqueued_ps = t;
+		hv_pcpu_start_after(p, tv, t, false, 0);
+	} else if (tv->state == HV_CEDED) {
+		hv_vcpu_wake(tv, t);
+	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
+		*(bool *)((char *)tv + latch_off) = true;
+		(*latched)++;
+	}
+	return hcall_exit(v, H_SUCCESS);
+}
+
+long coroutine_fn hv_hcall_prod(struct hv_vcpu *v, long target)
+{
+	return hcall_wake(v, target, offsetof(struct hv_vcpu, prod_latch),
+			  &v->st.prods, &v->st.prods_latched);
+}
+
+long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target)
+{
+	return hcall_wake(v, target, offsetof(struct hv_vcpu, kick_latch),
+			  &v->st.kicks, &v->st.kicks_latched);
+}
+
+void coroutine_fn hv_preempt_self(struct hv_vcpu *v)
+{
+	sim_time_t t;
+
+	sim_cpu_sync(v->cpu);
+	t = v->cpu->now_ps;
+	hv_pcpu_preempt(v->pcpu, t,
+			"preempted by the adversary%.0" PRId64 "%.0" PRId64);
+	sim_cpu_park(v->cpu);
+}
+
+/* The idle timer fired: a ceded vCPU wakes as if prodded. */
+void hv_idle_timer(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data;
+
+	if (v->state != HV_CEDED)
+		return; /* awake already: its idle loop sees the time */
+	hv_trace(v, ev->time_ps, "idle timer: wakes%.0" PRId64 "%.0" PRId64, 0,
+		 0);
+	hv_vcpu_wake(v, ev->time_ps);
+}
+
+void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)
+{
+	sim_time_t until;
+
+	sim_cpu_sync(v->cpu);
+	until = v->cpu->now_ps + d;
+	if (!d)
+		return;
+	sim_schedule(v->hv->sim, &v->timer_ev, until);
+	while (v->cpu->now_ps < until) {
+		hv_hcall_cede(v);
+		sim_cpu_sync(v->cpu);
+	}
+	sim_evq_cancel(&v->hv->sim->q, &v->timer_ev);
+}
+
+void coroutine_fn hv_point(struct hv_vcpu *v, enum hv_point pt)
+{
+	struct hv *hv = v->hv;
+
+	if (hv->ops->at_point)
+		hv->ops->at_point(hv, v, pt);
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * KVM's host-side behaviour on top of any dispatcher: pause-loop exiting
+ * and halt polling (docs/hypervisor.md).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "hypervisor/hv_internal.h"
+
+/*
+ * Pause-loop exiting.  The engine reports spin waits beginning and ending;
+ * a running vCPU that spins ple_window without a break (waits that follow
+ * one another within HV_PLE_GAP, as a failed trylock between two spins,
+ * count as one loop) exits to the
+ * hypervisor, which yields its pCPU to a preempted (queued) vCPU of the
+ * same guest, taken round robin, as KVM's directed yield on a spin exit
+ * does.  With none queued the vCPU spins on for another window.
+ */
+void hv_ple_spin_hook(void *data, struct sim_cpu *c, bool begin, sim_time_t t)
+{
+	struct hv *hv = data;
+	struct hv_vcpu *v = c->owner;
+
+	if (!v)
+		return;
+	if (!begin) {
+		v->ple_spin_end = t;
+		return;
+	}
+	/* A wait right after the last one continues the same loop. */
+	if (sim_event_queued(&v->ple_ev) && t - v->ple_spin_end <= HV_PLE_GAP)
+		return;
+	sim_evq_cancel(&hv->sim->q, &v->ple_ev);
+	if (v->state == HV_RUNNING)
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+}
+
+void hv_ple_exit(struct sim_event *ev)
+{
+	struct hv_vcpu *v = ev->data, *tv = NULL;
+	struct hv_partition *part = v->part;
+	struct hv *hv = v->hv;
+	sim_time_t t = ev->time_ps;
+
+	QSIM_BUG_ON(v->state != HV_RUNNING);
+	/* The loop broke off: it is doing other work, not spinning. */
+	if (!v->cpu->wait.active && t - v->ple_spin_end > HV_PLE_GAP)
+		return;
+	v->st.ple_exits++;
+	for (unsigned int i = 0; i < part->nvcpus && !tv; i++) {
+		struct hv_vcpu *o =
+			part->vcpus[(part->ple_next + i) % part->nvcpus];
+
+		if (o != v && o->state == HV_RUNNABLE &&
+		    hv_may_dispatch(hv, v->pcpu, o))
+			tv = o;
+	}
+	if (!tv) {
+		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+		return;
+	}
+	part->ple_next = (tv->idx + 1) % part->nvcpus;
+	v->st.ple_yields++;
+	hv_trace(v, t, "pause-loop exit: yields to vCPU %" PRId64 "%.0" PRId64,
+		 tv->idx, 0);
+	hv_yield_to(v, tv, t, HV_DTL_PREEMPT);
+}
+
+/*
+ * KVM halt polling (Linux's kvm_vcpu_halt; docs/hypervisor.md): a halted
+ * vCPU's host thread polls its pCPU for a wake-up for up to its poll
+ * window before it really sleeps; a wake-up while it polls resumes it at
+ * once, with no wake or dispatch latency.  After each halt the window
+ * adapts as KVM's does: a halt longer than halt_poll_ns_max shrinks it
+ * to 0 (halt_poll_ns_shrink = 0), a shorter one grows it, from 10 us
+ * (halt_poll_ns_grow_start) doubling (halt_poll_ns_grow = 2), up to the
+ * maximum.  The polled time is host work: counted with dispatch.
+ */
+#define HV_HALT_POLL_GROW_START (10 * SIM_US)
+
+void hv_halt_poll_adapt(struct hv_vcpu *v, sim_time_t t)
+{
+	sim_time_t max = v->hv->p.halt_poll_ps, halted = t - v->halted_at;
+
+	if (!max)
+		return;
+	if (halted > max)
+		v->halt_poll_ps = 0;
+	else if (v->halt_poll_ps < max)
+		v->halt_poll_ps =
+			SIM_MIN(max, v->halt_poll_ps ? 2 * v->halt_poll_ps
+						     : HV_HALT_POLL_GROW_START);
+}
+
+/* The pCPU stops polling for @v: a wake-up came, or the window ran out. */
+void hv_poll_stop(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv_vcpu *v = p->polling;
+
+	p->dispatch_ps += t - p->poll_since;
+	p->polling = NULL;
+	v->poll_pcpu = NULL;
+}
+
+void hv_poll_end(struct hv_pcpu *p, sim_time_t t)
+{
+	struct hv_vcpu *v = p->polling;
+
+	hv_poll_stop(p, t);
+	v->st.halt_polls_missed++;
+	hv_pcpu_pick(p, t);
+}
