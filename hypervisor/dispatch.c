@@ -101,6 +101,21 @@ void hv_vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t)
 
 	v->state = HV_RUNNABLE;
 	hv->ops->enqueue(hv, v);
+	if (hv->ops->target) {
+		idle = hv->ops->target(hv, v);
+		if (idle && idle->polling) {
+			/*
+			 * KVM polls only while nothing else wants the CPU
+			 * (kvm_vcpu_can_poll: single_task_running()): the
+			 * poll ends and the pCPU picks.
+			 */
+			sim_evq_cancel(&hv->sim->q, &idle->ev);
+			hv_poll_end(idle, t);
+		} else if (idle && hv_pcpu_free(idle)) {
+			hv_pcpu_pick(idle, t);
+		}
+		return;
+	}
 	if (v->last_pcpu >= 0 && hv_pcpu_free(&hv->pcpus[v->last_pcpu]))
 		idle = &hv->pcpus[v->last_pcpu];
 	for (unsigned int i = 0; !idle && i < hv->p.npcpus; i++)

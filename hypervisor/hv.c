@@ -109,6 +109,8 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 		v->gid = hv->nvcpus;
 		v->state = HV_RUNNABLE;
 		v->last_pcpu = -1;
+		v->rq_cpu = -1;
+		v->wake_cpu = -1;
 		/* Each lppaca on its own line, as the real ones are 1 KiB. */
 		v->lppaca = sim_mem_alloc(m, sizeof(*v->lppaca), line);
 		v->lppaca->yield_count = 1;
@@ -142,6 +144,10 @@ void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v)
 	hv->rq_tail = v;
 	v->on_rq = true;
 	hv->rq_len++;
+	if (v->rq_cpu >= 0) {
+		hv->pcpus[v->rq_cpu].nr_queued++;
+		hv->pcpus[v->rq_cpu].rq_load += hv_vcpu_weight(v);
+	}
 }
 
 struct hv_vcpu *hv_rq_take_first(struct hv *hv, struct hv_pcpu *p)
@@ -169,6 +175,11 @@ void hv_rq_remove(struct hv *hv, struct hv_vcpu *v)
 	v->rq_next = v->rq_prev = NULL;
 	v->on_rq = false;
 	hv->rq_len--;
+	if (v->rq_cpu >= 0) {
+		hv->pcpus[v->rq_cpu].nr_queued--;
+		hv->pcpus[v->rq_cpu].rq_load -= hv_vcpu_weight(v);
+		v->rq_cpu = -1;
+	}
 }
 
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
@@ -207,6 +218,8 @@ void hv_start(struct hv *hv, sim_time_t t)
 		sim_event_init(&hv->window_ev, window_ev, hv, SIM_PRIO_HV);
 		sim_schedule(hv->sim, &hv->window_ev, t + hv->p.window_ps);
 	}
+	if (hv->ops->start)
+		hv->ops->start(hv, t);
 	for (unsigned int i = 0; i < hv->nvcpus; i++)
 		hv->ops->enqueue(hv, hv->vcpus[i]);
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)

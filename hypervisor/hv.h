@@ -177,6 +177,10 @@ struct hv_vcpu {
 	uint8_t dtl_reason;
 	sim_time_t dtl_undispatched_ps, dtl_ready_ps, dtl_enqueued_ps;
 	int64_t vrt_off; /* kvm: vruntime placement offset */
+	/* kvm: the pCPU whose run queue holds it (-1: none, or a policy
+	 * with one queue), and the one its wake-up chose. */
+	int rq_cpu;
+	int wake_cpu;
 	/* KVM halt polling: this vCPU's poll window (grows and shrinks), the
 	 * pCPU polling for it now, and when it halted. */
 	sim_time_t halt_poll_ps;
@@ -207,6 +211,11 @@ struct hv_pcpu {
 	/* KVM halt polling: the halted vCPU this pCPU polls for, or NULL. */
 	struct hv_vcpu *polling;
 	sim_time_t poll_since;
+	/* kvm: its run queue (vCPUs with rq_cpu == id): how many, their
+	 * summed weight, and its least vruntime (never goes back). */
+	unsigned int nr_queued;
+	uint64_t rq_load;
+	int64_t min_vruntime;
 };
 
 #define HV_MAX_PARTS 128
@@ -249,6 +258,12 @@ struct hv_params {
 	 * of one partition at a time. */
 	bool whole_core;
 	unsigned int smt;
+	unsigned int cores_per_chip; /* a chip is a cache (LLC) domain */
+	/* kvm: the load balancer's interval (0: one millisecond per pCPU,
+	 * as Linux sizes a domain's) and how long after it ran a vCPU is
+	 * cache hot (sched_migration_cost). */
+	sim_time_t balance_interval_ps;
+	sim_time_t migration_cost_ps;
 	/* Pause-loop exiting (KVM): a vCPU spinning this long without a
 	 * break exits and yields to a preempted vCPU of its guest; 0: off. */
 	sim_time_t ple_window_ps;
@@ -277,6 +292,11 @@ struct hv_policy_ops {
 	/* @v woke and waits on the run queue: the pCPU whose vCPU it should
 	 * preempt now, or NULL (NULL hook: never). */
 	struct hv_pcpu *(*wake_preempt)(struct hv *hv, struct hv_vcpu *v);
+	/* The pCPU that should look at queued @v now if it is free (NULL
+	 * hook: its previous pCPU, else any free one). */
+	struct hv_pcpu *(*target)(struct hv *hv, struct hv_vcpu *v);
+	/* The run begins (NULL: nothing): schedule the policy's events. */
+	void (*start)(struct hv *hv, sim_time_t t);
 };
 
 struct hv {
@@ -293,14 +313,21 @@ struct hv {
 	struct sim_rng rng;
 	sim_time_t stats_since;
 	struct sim_event window_ev;
-	int64_t min_vruntime; /* kvm: never goes back */
-	GArray *dtl;	      /* of struct hv_dtl_record, NULL: not kept */
+	struct sim_event balance_ev; /* kvm: the periodic load balance */
+	unsigned int balance_runs;
+	GArray *dtl; /* of struct hv_dtl_record, NULL: not kept */
 	/* Whole-core dispatch: per core, the partition whose vCPUs it runs
 	 * (-1: none) and how many of its threads are dispatched. */
 	int *core_owner;
 	unsigned int *core_busy;
 	bool kicking;
 };
+
+/* A vCPU's share weight (its partition's; 0 counts as 1). */
+static inline unsigned int hv_vcpu_weight(const struct hv_vcpu *v)
+{
+	return v->part->weight ? v->part->weight : 1;
+}
 
 /* Is @p free to take a vCPU (running none, polling for none)? */
 static inline bool hv_pcpu_free(const struct hv_pcpu *p)
@@ -362,6 +389,8 @@ static inline struct hv_vcpu *hv_payer(struct hv_vcpu *v)
 
 /* A vCPU's entitlement per dispatch window, in ps of CPU time. */
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v);
+/* Let @p choose a vCPU now (it must be free). */
+void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t);
 /* Let every idle pCPU look for work (after eligibility changed). */
 void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t);
 

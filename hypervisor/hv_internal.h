@@ -22,7 +22,6 @@ void hv_pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 		   bool inherit);
 void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 			 bool inherit, sim_time_t latency);
-void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t);
 void hv_whole_core_kick(struct hv *hv, sim_time_t t);
 void hv_vcpu_make_runnable(struct hv_vcpu *v, sim_time_t t);
 void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt, int64_t a,

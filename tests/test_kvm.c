@@ -200,6 +200,112 @@ START_TEST(test_halt_poll)
 }
 END_TEST
 
+/*
+ * Load balancing, by hand.  2 pCPUs (one chip), kvm with a 6 ms period
+ * (3 ms slices for two vCPUs on a pCPU), no wake-up preemption, balance
+ * interval 50 ms; 2 us dispatch latency.  vCPU 0 works 10 ms and halts
+ * for good; vCPUs 1 and 2 never stop.  Two placements can come out of the
+ * start (the seeded ties decide):
+ * (i)  vCPU 0 alone on one pCPU, both hogs on the other, switching every
+ *      3 ms (+2 us): at 3.002, 6.004, 9.006 ms.  vCPU 0 halts at 10.002
+ *      ms; its pCPU goes idle and pulls the queued hog, preempted at
+ *      9.006 ms, 1 ms before: not cache hot with migration_cost 500 us, so
+ *      from then on each hog has a pCPU: over 30-130 ms each runs 100 ms
+ *      (physc 1.0).  With migration_cost 10 ms it is hot and stays; the
+ *      idle pCPU pulls it at the 50 ms balance.  Until then the hogs
+ *      alternate: X runs from 0.002 + 6.004 j ms for 3 ms, Y from
+ *      3.004 + 6.004 j; in 30-50 ms X runs 30.022-33.022, 36.026-39.026,
+ *      42.030-45.030 and 48.034-50 (10.966 ms), Y 30-30.020,
+ *      33.024-36.024, 39.028-42.028 and 45.032-48.032 (9.020 ms).  At 50
+ *      ms Y, queued, is pulled and runs from 50.002 (79.998 ms), X runs
+ *      on (80 ms): physc 0.90966 and 0.89018.
+ * (ii) vCPU 0 shares a pCPU with one hog: it halts at about 20 ms, before
+ *      the measured 30-130 ms, in which each hog has a pCPU: 1.0 either
+ *      way.
+ */
+static struct tu_rig MR;
+static int mig_pcpu[3];
+static sim_time_t mig_cpu0[3], mig_cpu1[3];
+
+static void mig_where(struct sim_event *ev)
+{
+	(void)ev;
+	for (unsigned int i = 0; i < 3; i++) {
+		struct hv_vcpu *v = MR.h.vcpus[i];
+
+		mig_pcpu[i] = v->pcpu ? (int)v->pcpu->id : v->rq_cpu;
+	}
+}
+
+static void mig_cpu(struct sim_event *ev)
+{
+	sim_time_t *out = ev->time_ps < 100 * SIM_MS ? mig_cpu0 : mig_cpu1;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		struct hv_vcpu *v = MR.h.vcpus[i];
+
+		out[i] = v->cpu_ps + hv_uncharged(&MR.h, v);
+	}
+}
+
+static void migration(sim_time_t cost, double *hog_physc, bool *alone)
+{
+	static const struct tu_step halter[] = {
+		{TU_WORK, TU_US(10000)}, {TU_HALT}, {TU_END}};
+	static const struct tu_step hog[] = {{TU_WORK, TU_US(500000)},
+					     {TU_END}};
+	struct tu_script sc[3] = {
+		{.steps = halter}, {.steps = hog}, {.steps = hog}};
+	struct hv_params hp = tu_hv_params(2);
+	struct sim_event e1, e2, e3;
+
+	hp.policy = "kvm";
+	hp.slice_ps = 6 * SIM_MS;
+	hp.min_granularity_ps = SIM_MS;
+	hp.wakeup_granularity_ps = SIM_S;
+	hp.balance_interval_ps = 50 * SIM_MS;
+	hp.migration_cost_ps = cost;
+	hp.smt = 1;
+	hp.cores_per_chip = 80;
+	tu_rig_smt = 1;
+	tu_rig_init(&MR, &hp, NULL, NULL, true, sc, 3, 0);
+	tu_rig_smt = 4;
+	tu_rig_at(&MR, &e1, mig_where, NULL, SIM_MS);
+	tu_rig_at(&MR, &e2, mig_cpu, NULL, 30 * SIM_MS);
+	tu_rig_at(&MR, &e3, mig_cpu, NULL, 130 * SIM_MS);
+	tu_rig_start(&MR);
+	sim_run(&MR.s, 131 * SIM_MS);
+	*alone = mig_pcpu[1] == mig_pcpu[2];
+	ck_assert_int_ne(mig_pcpu[0], -1);
+	for (unsigned int i = 1; i < 3; i++)
+		hog_physc[i - 1] = (double)(mig_cpu1[i] - mig_cpu0[i]) /
+				   (double)(100 * SIM_MS);
+	tu_rig_destroy(&MR);
+}
+
+START_TEST(test_migration)
+{
+	double cold[2], hot[2];
+	bool alone_cold, alone_hot;
+
+	migration(500 * SIM_US, cold, &alone_cold);
+	migration(10 * SIM_MS, hot, &alone_hot);
+	/* The same seed places the same way. */
+	ck_assert(alone_cold == alone_hot);
+	for (unsigned int i = 0; i < 2; i++)
+		ck_assert_msg(fabs(cold[i] - 1.0) < 1e-4, "cold hog %u: %f", i,
+			      cold[i]);
+	if (!alone_hot) {
+		ck_assert(fabs(hot[0] - 1.0) < 1e-4 &&
+			  fabs(hot[1] - 1.0) < 1e-4);
+		return;
+	}
+	ck_assert_msg(fabs(fmax(hot[0], hot[1]) - 0.90966) < 1e-5 &&
+			      fabs(fmin(hot[0], hot[1]) - 0.89018) < 1e-5,
+		      "hot hogs %f %f", hot[0], hot[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kvm");
@@ -213,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, test_wakeup_preemption);
 	tcase_add_test(tc, test_pause_loop_exiting);
 	tcase_add_test(tc, test_halt_poll);
+	tcase_add_test(tc, test_migration);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

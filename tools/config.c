@@ -306,6 +306,14 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(halt_poll_ps),
 	 "KVM halt polling: the longest time a halted vCPU's host thread "
 	 "polls for a wake-up before it sleeps (halt_poll_ns; 0: off)"},
+	{"hypervisor", "balance_interval", CT_TIME, "0ns", 0, T(SIM_S), NULL,
+	 OFF(balance_interval_ps),
+	 "kvm: load-balancing interval for idle pCPUs, 16 times it for busy "
+	 "ones (0: 1 ms per pCPU, as Linux sizes a scheduling domain's)"},
+	{"hypervisor", "migration_cost", CT_TIME, "500us", 0, T(SIM_S), NULL,
+	 OFF(migration_cost_ps),
+	 "kvm: a vCPU that ran this recently is cache hot: a pCPU going "
+	 "idle does not pull it (sched_migration_cost_ns)"},
 	{"hypervisor", "min_granularity", CT_TIME, "3ms", T(SIM_US), T(SIM_S),
 	 NULL, OFF(min_granularity_ps), "kvm: the shortest slice"},
 	{"hypervisor", "wakeup_granularity", CT_TIME, "4ms", 0, T(SIM_S), NULL,

@@ -79,6 +79,8 @@ struct qsim_config {
 	bool whole_core;
 	sim_time_t ple_window_ps;
 	sim_time_t halt_poll_ps;
+	sim_time_t balance_interval_ps;
+	sim_time_t migration_cost_ps;
 	sim_time_t wakeup_granularity_ps;
 	/* [partition] */
 	unsigned int vcpus;

@@ -375,6 +375,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.ple_window_ps = cfg->ple_window_ps,
 		.halt_poll_ps = cfg->halt_poll_ps,
 		.smt = cfg->smt,
+		.cores_per_chip = cfg->cores_per_chip,
+		.balance_interval_ps = cfg->balance_interval_ps,
+		.migration_cost_ps = cfg->migration_cost_ps,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
