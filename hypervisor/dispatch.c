@@ -187,8 +187,11 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	if (v->dtl_open)
 		dtl_close(hv, v, t);
 	/* Dispatched into a spin wait: the pause-loop count starts over. */
+	/* Scheduled in: KVM's PLE window shrinks back to its base
+	 * (ple_window_shrink = 0 resets it). */
+	v->ple_cur_ps = hv->p.ple_window_ps;
 	if (hv->p.ple_window_ps && v->cpu->wait.active)
-		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+		sim_schedule(hv->sim, &v->ple_ev, t + v->ple_cur_ps);
 	hv_yield_count_bump(v, t);
 	v->st.dispatches++;
 	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
@@ -367,16 +370,46 @@ void hv_wake_done(struct sim_event *ev)
 }
 
 /*
- * Directed yield: running @v gives its pCPU, and the rest of its slice, to
- * queued @tv and goes back on the run queue itself.
+ * Directed yield, PowerVM's way: running @v gives its pCPU, and the rest
+ * of its slice, to queued @tv and goes back on the run queue itself.
+ * Linux's way (yield_in_place: KVM's kvm_vcpu_yield_to calls yield_to):
+ * @tv becomes the next buddy of its own pCPU, whose running vCPU is
+ * preempted for it (resched_curr); @v yields (skip buddy) and leaves its
+ * pCPU only if someone else is queued there.
  */
-void hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
+bool hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		 enum hv_dtl_reason why)
 {
 	struct hv *hv = v->hv;
-	struct hv_pcpu *p = hv_vcpu_requeue(v, t, why);
+	struct hv_pcpu *p, *q;
 
-	hv_rq_remove(hv, tv);
-	hv_pcpu_start(p, tv, t, true);
-	hv_whole_core_kick(hv, t);
+	if (!hv->ops->yield_in_place) {
+		p = hv_vcpu_requeue(v, t, why);
+		hv_rq_remove(hv, tv);
+		hv_pcpu_start(p, tv, t, true);
+		hv_whole_core_kick(hv, t);
+		return true;
+	}
+	p = v->pcpu;
+	q = tv->rq_cpu >= 0 ? &hv->pcpus[tv->rq_cpu] : p;
+	q->next_buddy = tv;
+	if (q != p) {
+		if (q->polling) {
+			sim_evq_cancel(&hv->sim->q, &q->ev);
+			hv_poll_end(q, t);
+		} else if (q->cur && q->cur->state == HV_RUNNING) {
+			hv_pcpu_preempt(
+				q, t,
+				"preempted for a directed yield%.0" PRId64
+				"%.0" PRId64);
+		} else if (hv_pcpu_free(q)) {
+			hv_pcpu_pick(q, t);
+		}
+		if (!p->nr_queued)
+			return false; /* nobody else here: it runs on */
+	}
+	p->skip_buddy = v;
+	hv_vcpu_requeue(v, t, why);
+	hv_pcpu_pick(p, t);
+	return true;
 }

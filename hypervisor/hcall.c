@@ -145,8 +145,8 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		hv_trace(v, t,
 			 "H_CONFER(-1): yields to vCPU %" PRId64 "%.0" PRId64,
 			 tv->idx, 0);
-		hv_yield_to(v, tv, t, HV_DTL_CONFER);
-		sim_cpu_park(v->cpu);
+		if (hv_yield_to(v, tv, t, HV_DTL_CONFER))
+			sim_cpu_park(v->cpu);
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (target < 0 || (unsigned long)target >= v->part->nvcpus)
@@ -181,8 +181,8 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	v->st.confers_yielded++;
 	hv_trace(v, t, "H_CONFER(%" PRId64 ", %" PRId64 "): yields to it",
 		 target, yield_count);
-	hv_yield_to(v, tv, t, HV_DTL_CONFER);
-	sim_cpu_park(v->cpu);
+	if (hv_yield_to(v, tv, t, HV_DTL_CONFER))
+		sim_cpu_park(v->cpu);
 	return hcall_exit(v, H_SUCCESS);
 }
 

@@ -162,6 +162,7 @@ struct hv_vcpu {
 	struct sim_event ple_ev;   /* pause-loop exit due */
 	struct sim_event timer_ev; /* the idle loop's timer */
 	sim_time_t ple_spin_end;   /* when its last spin wait ended */
+	sim_time_t ple_cur_ps;	   /* its PLE window now (grows per exit) */
 	struct hv_vcpu_stats st;
 	/* CPU time: since dispatch, this dispatch window, since the stats
 	 * were reset (physc). */
@@ -211,6 +212,9 @@ struct hv_pcpu {
 	/* KVM halt polling: the halted vCPU this pCPU polls for, or NULL. */
 	struct hv_vcpu *polling;
 	sim_time_t poll_since;
+	/* kvm: Linux's buddies: the vCPU a directed yield wants to run next
+	 * here, and the one that yielded (run it last). */
+	struct hv_vcpu *next_buddy, *skip_buddy;
 	/* kvm: its run queue (vCPUs with rq_cpu == id): how many, their
 	 * summed weight, and its least vruntime (never goes back). */
 	unsigned int nr_queued;
@@ -224,6 +228,8 @@ struct hv_pcpu {
  * contended line between two spins takes a memory latency, so this is
  * one memory latency. */
 #define HV_PLE_GAP (200 * SIM_NS)
+/* The largest PLE window: KVM's is UINT_MAX cycles, about a second. */
+#define HV_PLE_WINDOW_MAX SIM_S
 
 struct hv_partition {
 	unsigned int id;
@@ -267,6 +273,9 @@ struct hv_params {
 	/* Pause-loop exiting (KVM): a vCPU spinning this long without a
 	 * break exits and yields to a preempted vCPU of its guest; 0: off. */
 	sim_time_t ple_window_ps;
+	/* KVM's boost: a pause-loop exit may yield to a vCPU woken by a kick
+	 * (not only to a preempted one). */
+	bool kick_boost;
 	/* KVM halt polling: the longest poll window (halt_poll_ns_max);
 	 * 0: off. */
 	sim_time_t halt_poll_ps;
@@ -297,6 +306,12 @@ struct hv_policy_ops {
 	struct hv_pcpu *(*target)(struct hv *hv, struct hv_vcpu *v);
 	/* The run begins (NULL: nothing): schedule the policy's events. */
 	void (*start)(struct hv *hv, sim_time_t t);
+	/* Directed yield as Linux's yield_to (a KVM host): the target runs
+	 * next on its own pCPU, preempting what runs there, and the yielder
+	 * gives way only to someone queued on its own pCPU.  false: the
+	 * target takes the yielder's pCPU and the rest of its slice
+	 * (PowerVM's H_CONFER). */
+	bool yield_in_place;
 };
 
 struct hv {

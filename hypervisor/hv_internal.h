@@ -37,7 +37,9 @@ void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why);
 void hv_pcpu_ev(struct sim_event *ev);
 void hv_vcpu_wake(struct hv_vcpu *v, sim_time_t t);
 void hv_wake_done(struct sim_event *ev);
-void hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
+/* Directed yield from running @v to queued @tv; true if @v left its pCPU
+ * (the caller parks it if it is the running coroutine). */
+bool hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		 enum hv_dtl_reason why);
 
 /* kvm_host.c */

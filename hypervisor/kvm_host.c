@@ -10,12 +10,15 @@
 
 /*
  * Pause-loop exiting.  The engine reports spin waits beginning and ending;
- * a running vCPU that spins ple_window without a break (waits that follow
- * one another within HV_PLE_GAP, as a failed trylock between two spins,
- * count as one loop) exits to the
- * hypervisor, which yields its pCPU to a preempted (queued) vCPU of the
- * same guest, taken round robin, as KVM's directed yield on a spin exit
- * does.  With none queued the vCPU spins on for another window.
+ * a running vCPU that spins its PLE window without a break (waits that
+ * follow one another within HV_PLE_GAP, as a failed trylock between two
+ * spins, count as one loop) exits to the hypervisor.  As KVM's
+ * handle_pause: the window doubles (ple_window_grow = 2; it goes back to
+ * ple_window when the vCPU is next scheduled in, ple_window_shrink = 0),
+ * then kvm_vcpu_on_spin yields to a vCPU of the same guest that wants to
+ * run and does not (queued: preempted, or, with the kick boost, woken),
+ * taken round robin from the last one boosted.  With none, or when the
+ * yield leaves it running, the vCPU spins on for the grown window.
  */
 void hv_ple_spin_hook(void *data, struct sim_cpu *c, bool begin, sim_time_t t)
 {
@@ -33,7 +36,7 @@ void hv_ple_spin_hook(void *data, struct sim_cpu *c, bool begin, sim_time_t t)
 		return;
 	sim_evq_cancel(&hv->sim->q, &v->ple_ev);
 	if (v->state == HV_RUNNING)
-		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
+		sim_schedule(hv->sim, &v->ple_ev, t + v->ple_cur_ps);
 }
 
 void hv_ple_exit(struct sim_event *ev)
@@ -48,23 +51,29 @@ void hv_ple_exit(struct sim_event *ev)
 	if (!v->cpu->wait.active && t - v->ple_spin_end > HV_PLE_GAP)
 		return;
 	v->st.ple_exits++;
+	v->ple_cur_ps = SIM_MIN(2 * v->ple_cur_ps, HV_PLE_WINDOW_MAX);
 	for (unsigned int i = 0; i < part->nvcpus && !tv; i++) {
 		struct hv_vcpu *o =
 			part->vcpus[(part->ple_next + i) % part->nvcpus];
 
+		/* vcpu->ready: preempted while runnable, or (the boost)
+		 * woken by a kick and not yet running. */
 		if (o != v && o->state == HV_RUNNABLE &&
+		    (hv->p.kick_boost || o->dtl_reason != HV_DTL_CEDE) &&
 		    hv_may_dispatch(hv, v->pcpu, o))
 			tv = o;
 	}
-	if (!tv) {
-		sim_schedule(hv->sim, &v->ple_ev, t + hv->p.ple_window_ps);
-		return;
+	if (tv) {
+		part->ple_next = (tv->idx + 1) % part->nvcpus;
+		v->st.ple_yields++;
+		hv_trace(v, t,
+			 "pause-loop exit: yields to vCPU %" PRId64
+			 "%.0" PRId64,
+			 tv->idx, 0);
+		if (hv_yield_to(v, tv, t, HV_DTL_PREEMPT))
+			return;
 	}
-	part->ple_next = (tv->idx + 1) % part->nvcpus;
-	v->st.ple_yields++;
-	hv_trace(v, t, "pause-loop exit: yields to vCPU %" PRId64 "%.0" PRId64,
-		 tv->idx, 0);
-	hv_yield_to(v, tv, t, HV_DTL_PREEMPT);
+	sim_schedule(hv->sim, &v->ple_ev, t + v->ple_cur_ps);
 }
 
 /*

@@ -22,6 +22,11 @@
  *   even out their loads.  A migrating vCPU keeps its vruntime relative
  *   to its queue's least.
  *
+ * - Directed yield (a pause-loop exit, H_CONFER under KVM-HV) is Linux's
+ *   yield_to: the target becomes the next buddy of its own pCPU, which
+ *   is rescheduled for it; the yielder becomes its pCPU's skip buddy and
+ *   gives way only if someone else is queued there (hv_yield_to).
+ *
  * Ties (initial placement, equal loads) are drawn from the dispatcher's
  * seeded stream, so equal guests do not run in lockstep.
  */
@@ -264,10 +269,44 @@ static struct hv_vcpu *least_on_core(struct hv *hv, struct hv_pcpu *p)
 	return best;
 }
 
+/*
+ * Linux's buddies, set by a directed yield: the next buddy runs first if
+ * it is queued here; the skip buddy (the yielder) only if nobody else is.
+ */
+static struct hv_vcpu *buddy_pick(struct hv *hv, struct hv_pcpu *p)
+{
+	struct hv_vcpu *next = p->next_buddy, *skip = p->skip_buddy,
+		       *best = NULL;
+	int64_t best_vr = 0;
+
+	p->next_buddy = p->skip_buddy = NULL;
+	if (next && next->on_rq && next->rq_cpu == (int)p->id &&
+	    hv_may_dispatch(hv, p, next))
+		return next;
+	if (!skip || !skip->on_rq || skip->rq_cpu != (int)p->id)
+		return NULL;
+	for (struct hv_vcpu *v = hv->rq_head; v; v = v->rq_next) {
+		int64_t vr;
+
+		if (v == skip || v->rq_cpu != (int)p->id ||
+		    !hv_may_dispatch(hv, p, v))
+			continue;
+		vr = vruntime(hv, v);
+		if (!best || vr < best_vr) {
+			best = v;
+			best_vr = vr;
+		}
+	}
+	return best;
+}
+
 static struct hv_vcpu *kvm_pick(struct hv *hv, struct hv_pcpu *p)
 {
-	struct hv_vcpu *v = hv->p.whole_core ? least_on_core(hv, p)
-					     : least_on(hv, p, p, true);
+	struct hv_vcpu *v = buddy_pick(hv, p);
+
+	if (!v)
+		v = hv->p.whole_core ? least_on_core(hv, p)
+				     : least_on(hv, p, p, true);
 
 	/* newidle balance: pull a vCPU that is not cache hot. */
 	if (!v && pull(hv, p, false))
@@ -408,4 +447,5 @@ const struct hv_policy_ops hv_policy_kvm = {
 	.wake_preempt = kvm_wake_preempt,
 	.target = kvm_target,
 	.start = kvm_start,
+	.yield_in_place = true,
 };

@@ -6,6 +6,7 @@
  * checks under it at 1x and 2x.
  */
 #include "locks/lock.h"
+#include "qsim_kernel.h"
 #include "tests/testutil.h"
 
 /*
@@ -306,6 +307,89 @@ START_TEST(test_migration)
 }
 END_TEST
 
+/*
+ * Pause-loop exiting and the kick boost, by hand.  1 pCPU, kvm with a 10
+ * ms period (5 ms slices for two vCPUs), no wake-up preemption, PLE window
+ * 10 us; 2 us dispatch, 500 ns hcalls, 5 us wake latency, no halt
+ * polling.  The first vCPU to run halts (2 us + 0.5 us); the other
+ * (dispatched at 4.5 us) works 50 us, kicks it (at 55 us, after the
+ * hcall; it is queued at 60 us, woken, not preempted) and spins on a
+ * flag nobody sets.  Its first pause-loop exit is at 65 us.
+ * - kick boost on: the woken vCPU is a candidate; the spinner yields to
+ *   it, it runs at 67 us (marks 0) and halts again (67.5 us), the
+ *   spinner is dispatched again at 69.5 us with its window back at 10 us
+ *   (shrink): exits at 79.5, 99.5, 139.5, 219.5, 379.5 and 699.5 us (the
+ *   window doubling each time): 7 in the first millisecond, 1 yield.
+ * - kick boost off: no candidate, the spinner spins on, its window
+ *   doubling: exits at 65, 85, 125, 205, 365 and 685 us, then 1325: 6,
+ *   no yield, and the woken vCPU never runs before 1 ms.
+ */
+static u32 *ple_flag;
+static bool ple_first_taken;
+
+static void ple_role(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	(void)r;
+	(void)a;
+	if (!ple_first_taken) {
+		ple_first_taken = true;
+		kvm_halt();
+		return;
+	}
+	sim_cpu_work(c, 50 * SIM_US);
+	kvm_kick_cpu(1 - smp_processor_id());
+	spin_until_cond(READ_ONCE(*ple_flag) != 0);
+}
+
+static void ple_boost(bool boost, uint64_t *exits, uint64_t *yields,
+		      sim_time_t *woken_ran)
+{
+	static const struct tu_step role[] = {
+		{TU_CALL, 0}, {TU_MARK, 0}, {TU_HALT}, {TU_END}};
+	struct tu_script sc[2] = {{.steps = role}, {.steps = role}};
+	struct hv_params hp = tu_hv_params(1);
+	struct tu_rig r;
+
+	hp.policy = "kvm";
+	hp.slice_ps = 10 * SIM_MS;
+	hp.min_granularity_ps = SIM_MS;
+	hp.wakeup_granularity_ps = SIM_S;
+	hp.ple_window_ps = 10 * SIM_US;
+	hp.kick_boost = boost;
+	ple_first_taken = false;
+	tu_rig_init(&r, &hp, NULL, NULL, true, sc, 2, 0);
+	r.call = ple_role;
+	ple_flag = sim_mem_alloc(&r.s.mem, sizeof(*ple_flag), 128);
+	tu_rig_start(&r);
+	sim_run(&r.s, SIM_MS);
+	*exits = *yields = 0;
+	*woken_ran = 0;
+	for (unsigned int i = 0; i < 2; i++) {
+		*exits += r.h.vcpus[i]->st.ple_exits;
+		*yields += r.h.vcpus[i]->st.ple_yields;
+		/* The woken one is the one whose mark is set (it returned). */
+		if (sc[i].marks[0])
+			*woken_ran = sc[i].marks[0];
+	}
+	tu_rig_destroy(&r);
+}
+
+START_TEST(test_ple_grow_and_boost)
+{
+	uint64_t exits, yields;
+	sim_time_t ran;
+
+	ple_boost(true, &exits, &yields, &ran);
+	ck_assert_uint_eq(yields, 1);
+	ck_assert_uint_eq(ran, 67 * SIM_US);
+	ck_assert_uint_eq(exits, 7);
+	ple_boost(false, &exits, &yields, &ran);
+	ck_assert_uint_eq(yields, 0);
+	ck_assert_uint_eq(ran, 0);
+	ck_assert_uint_eq(exits, 6);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kvm");
@@ -319,6 +403,7 @@ int main(void)
 	tcase_add_test(tc, test_wakeup_preemption);
 	tcase_add_test(tc, test_pause_loop_exiting);
 	tcase_add_test(tc, test_halt_poll);
+	tcase_add_test(tc, test_ple_grow_and_boost);
 	tcase_add_test(tc, test_migration);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);

@@ -79,6 +79,7 @@ struct qsim_config {
 	bool whole_core;
 	sim_time_t ple_window_ps;
 	sim_time_t halt_poll_ps;
+	bool kick_boost;
 	sim_time_t balance_interval_ps;
 	sim_time_t migration_cost_ps;
 	sim_time_t wakeup_granularity_ps;
@@ -167,5 +168,9 @@ char *cfg_key_default(const char *section, const char *key);
 void cfg_print_keys(FILE *out);
 /* The cost-model preset names, NULL-terminated. */
 extern const char *const cfg_presets[];
+
+/* hypervisor.ple_window resolved: "auto" is the preset's window (KVM's 4096
+ * cycles on x86) under policy kvm and off otherwise. */
+sim_time_t cfg_ple_window(const struct qsim_config *cfg);
 
 #endif

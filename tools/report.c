@@ -229,7 +229,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			" (latched %" PRIu64 ")\n",
 			tot.halts, tot.kick_returns, tot.halt_polls_ok,
 			tot.halt_polls_missed, tot.kicks, tot.kicks_latched);
-	if (cfg->ple_window_ps)
+	if (cfg_ple_window(cfg))
 		fprintf(out,
 			"ple       %" PRIu64 " pause-loop exits, %" PRIu64
 			" yielded to a preempted vCPU\n",
