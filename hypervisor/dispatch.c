@@ -193,6 +193,11 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	if (hv->p.ple_window_ps && v->cpu->wait.active)
 		sim_schedule(hv->sim, &v->ple_ev, t + v->ple_cur_ps);
 	hv_yield_count_bump(v, t);
+	if (v->lppaca->preempted) {
+		/* KVM clears it as the vCPU enters (record_steal_time). */
+		v->lppaca->preempted = 0;
+		sim_mem_poke(hv->sim, &v->lppaca->preempted, t);
+	}
 	v->st.dispatches++;
 	hv_trace(v, t, "dispatched on pCPU %" PRId64 ", yield count %" PRId64,
 		 p->id, v->lppaca->yield_count);
@@ -245,6 +250,12 @@ struct hv_pcpu *hv_vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 	v->dtl_ready_ps = t;
 	v->dtl_enqueued_ps = t;
 	hv_yield_count_bump(v, t);
+	if (!idle) {
+		/* Scheduled out while runnable (kvm_sched_out: on_rq): the
+		 * steal-time preempted flag (kvm_steal_time_set_preempted). */
+		v->lppaca->preempted = 1;
+		sim_mem_poke(v->hv->sim, &v->lppaca->preempted, t);
+	}
 	sim_cpu_undispatch(v->cpu, t, idle);
 	p->cur = NULL;
 	v->pcpu = NULL;

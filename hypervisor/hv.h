@@ -138,10 +138,16 @@ enum hv_vcpu_state {
 	HV_WAKING,
 };
 
-/* The guest-visible per-vCPU area (lppaca / VPA), one per cache line. */
+/*
+ * The guest-visible per-vCPU area, one per cache line: PAPR's lppaca (VPA)
+ * yield count and idle hint, and, for a KVM guest, its steal-time area's
+ * `preempted` byte (set by the host when it takes the pCPU from the vCPU
+ * while it can run, cleared when it runs again).
+ */
 struct hv_lppaca {
 	uint32_t yield_count;
 	uint8_t idle;
+	uint8_t preempted;
 };
 
 struct hv_vcpu {
@@ -235,6 +241,9 @@ struct hv_partition {
 	unsigned int id;
 	unsigned int nvcpus;
 	bool shared; /* SPLPAR: shared processors */
+	/* A KVM guest: vcpu_is_preempted reads the steal-time preempted
+	 * flag, not the yield count. */
+	bool kvm_guest;
 	struct hv_vcpu **vcpus;
 	void *guest; /* the guest kernel's lock globals (its own per partition) */
 	/* PowerVM: entitled capacity in hundredths of a processing unit

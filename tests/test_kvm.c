@@ -390,6 +390,67 @@ START_TEST(test_ple_grow_and_boost)
 }
 END_TEST
 
+/*
+ * vcpu_is_preempted, by hand: 1 pCPU under rr (100 us slices, 2 us
+ * dispatch, 500 ns hcalls, 5 us wake latency).  vCPU 0 asks about vCPU 1
+ * four times:
+ *   12 us     vCPU 1 has never run;
+ *   111.5 us  it halted at 104.5 us (vCPU 0 was preempted at 102 us,
+ *             vCPU 1 ran at 104 us and halted);
+ *   122 us    vCPU 0 kicked it at 112 us: woken, queued since 117 us;
+ *   326 us    it ran from 208.5 us and was preempted at its slice end,
+ *             308.5 us, while it could run.
+ * A KVM guest reads the steal-time preempted flag: false, false, false,
+ * true.  A pseries guest reads the yield count, odd whenever the vCPU is
+ * off its pCPU: true all four times.
+ */
+static void ask_preempted(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	(void)r;
+	(void)c;
+	((struct tu_script *)hv_current_vcpu()->cpu->arg)->marks[a] =
+		1 + vcpu_is_preempted(1);
+}
+
+static void preempted_flags(bool kvm, uint64_t out[4])
+{
+	static const struct tu_step asker[] = {
+		{TU_WORK, TU_US(10)}, {TU_CALL, 0},
+		{TU_WORK, TU_US(95)}, {TU_CALL, 1},
+		{TU_KICK, 1},	      {TU_WORK, TU_US(10)},
+		{TU_CALL, 2},	      {TU_WORK, TU_US(100)},
+		{TU_CALL, 3},	      {TU_END}};
+	static const struct tu_step other[] = {
+		{TU_HALT}, {TU_WORK, TU_US(200)}, {TU_END}};
+	struct tu_script sc[2] = {{.steps = asker}, {.steps = other}};
+	struct hv_params hp = tu_hv_params(1);
+	struct tu_rig r;
+
+	hp.slice_ps = 100 * SIM_US;
+	tu_rig_init(&r, &hp, NULL, NULL, true, sc, 2, 0);
+	r.h.parts[0]->kvm_guest = kvm;
+	r.call = ask_preempted;
+	tu_rig_start(&r);
+	sim_run(&r.s, SIM_MS);
+	memcpy(out, sc[0].marks, 4 * sizeof(*out));
+	tu_rig_destroy(&r);
+}
+
+START_TEST(test_vcpu_is_preempted)
+{
+	uint64_t m[4];
+
+	preempted_flags(true, m);
+	ck_assert_uint_eq(m[0], 1);
+	ck_assert_uint_eq(m[1], 1);
+	ck_assert_uint_eq(m[2], 1);
+	ck_assert_uint_eq(m[3], 2);
+	preempted_flags(false, m);
+	for (unsigned int i = 0; i < 4; i++)
+		ck_assert_uint_eq(m[i], 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kvm");
@@ -404,6 +465,7 @@ int main(void)
 	tcase_add_test(tc, test_pause_loop_exiting);
 	tcase_add_test(tc, test_halt_poll);
 	tcase_add_test(tc, test_ple_grow_and_boost);
+	tcase_add_test(tc, test_vcpu_is_preempted);
 	tcase_add_test(tc, test_migration);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);

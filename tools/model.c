@@ -480,6 +480,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	part->entitlement_cpu = cfg->entitlement_cpu;
 	part->capped = cfg->capped;
 	part->weight = cfg->weight;
+	part->kvm_guest = strcmp(cfg->pv_mapping, "kvm") == 0;
 	for (unsigned int i = 0; i < cfg->vcpus; i++)
 		wl_bind(&r->wl, i, r->hv.vcpus[i]->cpu);
 	/*
@@ -513,6 +514,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		part->entitlement_cpu = np->entitlement_cpu;
 		part->capped = np->capped;
 		part->weight = np->weight;
+		part->kvm_guest = strcmp(cfg->pv_mapping, "kvm") == 0;
 		for (unsigned int i = 0; nw && i < np->vcpus; i++)
 			wl_bind(nw, i, part->vcpus[i]->cpu);
 	}

@@ -75,8 +75,15 @@ u32 yield_count_of(int cpu)
 	return READ_ONCE(v->lppaca->yield_count);
 }
 
+/*
+ * pseries: the yield count is odd while the vCPU is off its pCPU.  A KVM
+ * guest (x86's kvm_vcpu_is_preempted): the steal-time preempted flag,
+ * set only when the host preempted it, not when it halted.
+ */
 bool vcpu_is_preempted(int cpu)
 {
+	if (self()->part->kvm_guest)
+		return READ_ONCE(vcpu_of(cpu)->lppaca->preempted) != 0;
 	if (!is_shared_processor())
 		return false;
 	return yield_count_of(cpu) & 1;
