@@ -186,6 +186,41 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	return hcall_exit(v, H_SUCCESS);
 }
 
+/* Wake ceded or halted @v: at once if its pCPU still polls for it, else
+ * runnable after the wake latency. */
+static void wake_sleeper(struct hv_vcpu *v, sim_time_t t)
+{
+	struct hv *hv = v->hv;
+	struct hv_pcpu *p = v->poll_pcpu;
+
+	if (!p) {
+		hv_vcpu_wake(v, t);
+		return;
+	}
+	/* Its host thread still polls: it runs again at once. */
+	sim_evq_cancel(&hv->sim->q, &p->ev);
+	hv_poll_stop(p, t);
+	v->st.halt_polls_ok++;
+	v->dtl_ready_ps = t;
+	v->dtl_enqueued_ps = t;
+	hv_pcpu_start_after(p, v, t, false, 0);
+}
+
+void hv_irq_hook(void *data, struct sim_cpu *c, sim_time_t t, bool tick)
+{
+	struct hv_vcpu *v = c->owner;
+
+	(void)data;
+	if (!v || v->state != HV_CEDED || (tick && v->in_idle))
+		return;
+	v->st.irq_wakes++;
+	hv_trace(v, t,
+		 tick ? "a tick ends its sleep%.0" PRId64 "%.0" PRId64
+		      : "an interrupt ends its sleep%.0" PRId64 "%.0" PRId64,
+		 0, 0);
+	wake_sleeper(v, t);
+}
+
 /*
  * Wake @target (H_PROD, or KVM's kick): a sleeping target becomes runnable
  * after the wake latency; one not asleep gets the wake latched, so its
@@ -205,18 +240,8 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	(*calls)++;
 	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
 		 target, tv->state == HV_CEDED);
-	if (tv->state == HV_CEDED && tv->poll_pcpu) {
-		/* Its host thread still polls: it runs again at once. */
-		struct hv_pcpu *p = tv->poll_pcpu;
-
-		sim_evq_cancel(&hv->sim->q, &p->ev);
-		hv_poll_stop(p, t);
-		tv->st.halt_polls_ok++;
-		tv->dtl_ready_ps = t;
-		tv->dtl_enqueued_ps = t;
-		hv_pcpu_start_after(p, tv, t, false, 0);
-	} else if (tv->state == HV_CEDED) {
-		hv_vcpu_wake(tv, t);
+	if (tv->state == HV_CEDED) {
+		wake_sleeper(tv, t);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;
 		(*latched)++;
@@ -268,10 +293,12 @@ void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)
 	if (!d)
 		return;
 	sim_schedule(v->hv->sim, &v->timer_ev, until);
+	v->in_idle = true;
 	while (v->cpu->now_ps < until) {
 		hv_hcall_cede(v);
 		sim_cpu_sync(v->cpu);
 	}
+	v->in_idle = false;
 	sim_evq_cancel(&v->hv->sim->q, &v->timer_ev);
 }
 

@@ -39,6 +39,8 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 		s->spin_hook = hv_ple_spin_hook;
 		s->spin_data = hv;
 	}
+	s->irq_hook = hv_irq_hook;
+	s->irq_data = hv;
 	hv->pcpus = g_new0(struct hv_pcpu, p->npcpus);
 	if (p->keep_dtl)
 		hv->dtl =

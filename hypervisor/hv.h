@@ -102,7 +102,8 @@ extern const char *const hv_point_names[HV_PT_NR];
 	X(ple_exits, "pause-loop exits: spun ple_window without a break")      \
 	X(ple_yields, "pause-loop exits that yielded to a preempted vCPU")     \
 	X(halt_polls_ok, "KVM halts a wake ended while the host polled")       \
-	X(halt_polls_missed, "KVM halts that polled in vain, then slept")
+	X(halt_polls_missed, "KVM halts that polled in vain, then slept")      \
+	X(irq_wakes, "cedes and halts a tick or interrupt ended")
 
 /* Why a vCPU was undispatched (the DTL record's reason). */
 enum hv_dtl_reason {
@@ -193,6 +194,7 @@ struct hv_vcpu {
 	sim_time_t halt_poll_ps;
 	struct hv_pcpu *poll_pcpu;
 	sim_time_t halted_at;
+	bool in_idle; /* in the guest's idle loop (hv_idle): ticks stop */
 };
 
 enum hv_pcpu_ev {

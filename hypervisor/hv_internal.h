@@ -51,5 +51,9 @@ void hv_poll_end(struct hv_pcpu *p, sim_time_t t);
 
 /* hcall.c */
 void hv_idle_timer(struct sim_event *ev);
+/* A tick (@tick) or interrupt for @c's vCPU while it is off its pCPU: a
+ * cede or halt ends, as a prod or kick would end it; an idle vCPU's tick
+ * is stopped (NOHZ). */
+void hv_irq_hook(void *data, struct sim_cpu *c, sim_time_t t, bool tick);
 
 #endif

@@ -566,6 +566,8 @@ static void tick_ev(struct sim_event *ev)
 	struct sim *s = c->sim;
 	sim_time_t t = ev->time_ps;
 
+	if (!c->dispatched && s->irq_hook)
+		s->irq_hook(s->irq_data, c, t, true);
 	sim_cpu_steal(c, t,
 		      sim_mem_jitter(&s->mem, s->noise.tick_ps, &c->irng));
 	sim_evq_push(&s->q, &c->tick_ev, t + s->noise.tick_period_ps);
@@ -577,6 +579,8 @@ static void irq_ev(struct sim_event *ev)
 	struct sim *s = c->sim;
 	sim_time_t t = ev->time_ps;
 
+	if (!c->dispatched && s->irq_hook)
+		s->irq_hook(s->irq_data, c, t, false);
 	sim_cpu_steal(c, t, sim_mem_jitter(&s->mem, s->noise.irq_ps, &c->irng));
 	sim_evq_push(&s->q, &c->irq_ev,
 		     t + exp_gap(&c->irng, s->noise.irq_mean_ps));

@@ -207,6 +207,11 @@ struct sim {
 	void (*spin_hook)(void *data, struct sim_cpu *cpu, bool begin,
 			  sim_time_t t);
 	void *spin_data;
+	/* A tick (@tick) or interrupt for a cpu that is not dispatched (NULL:
+	 * it is lost): the hypervisor may wake a halted vCPU. */
+	void (*irq_hook)(void *data, struct sim_cpu *cpu, sim_time_t t,
+			 bool tick);
+	void *irq_data;
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;

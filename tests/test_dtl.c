@@ -134,7 +134,9 @@ END_TEST
  * began, waking (5 us wake latency), queued for an idle pCPU and
  * dispatched (2 us).  So a cycle is 1 ms + 7 us and a bit of lock work:
  * 100 ms hold 99 or 100 cycles, each record exactly 5 us waking and 2 us
- * queued, and the rest of the vCPU's time ceded idle.
+ * queued, and the rest of the vCPU's time ceded idle.  No interrupts
+ * (guest.irq_rate = 0): one would end a cede early (the idle loop cedes
+ * again, one more record); the idle vCPU's tick is stopped.
  */
 START_TEST(test_idle_loop_by_hand)
 {
@@ -144,7 +146,8 @@ START_TEST(test_idle_loop_by_hand)
 		"[hypervisor]\npolicy = rr\n"
 		"[partition]\nvcpus = 1\n"
 		"[lock]\ntype = tas\n"
-		"[workload]\nthink = 1ms\nthink_idle = true\ncs = 100ns\n",
+		"[workload]\nthink = 1ms\nthink_idle = true\ncs = 100ns\n"
+		"[guest]\nirq_rate = 0\n",
 		NULL);
 	struct qsim_results res;
 	const struct hv_vcpu_stats *h;

@@ -55,7 +55,9 @@ END_TEST
  * kicked vCPU that leads a running one in vruntime takes its pCPU after
  * the wake and dispatch latencies; without it (granularity 1 s) it waits
  * for a slice to end: the slice is 10 ms over 6 runnable threads on 2
- * pCPUs, 3.3 ms, so waits average a good part of a millisecond.
+ * pCPUs, 3.3 ms, so waits average a good part of a millisecond.  No
+ * guest ticks or interrupts: each would end a halt early (a spurious
+ * wake-up that re-halts), blurring the kick-to-running figure.
  */
 static double wake_wait_ns(const char *gran)
 {
@@ -66,7 +68,8 @@ static double wake_wait_ns(const char *gran)
 		"[partition]\nvcpus = 4\n"
 		"[lock]\ntype = pv_qspinlock\npv_mapping = kvm\n"
 		"[workload]\nthink = 5us\ncs = 20us\n"
-		"[noise]\npartitions = 1\nvcpus = 2\n",
+		"[noise]\npartitions = 1\nvcpus = 2\n"
+		"[guest]\nhz = 0\nirq_rate = 0\n",
 		gran);
 	struct qsim_config *cfg = tu_config(text, NULL);
 	struct qsim_results res;
@@ -451,6 +454,58 @@ START_TEST(test_vcpu_is_preempted)
 }
 END_TEST
 
+/*
+ * Ticks end a halt, by hand: 1 pCPU, one vCPU that halts again and again
+ * (nobody kicks it), the guest's tick every 1 ms at a random phase, no
+ * other interrupts, no halt polling.  Each tick wakes it (5 us wake
+ * latency, 2 us dispatch) and it halts again 0.5 us later: over 100 ms,
+ * 100 wakes (99 to 101 with the phase), each a cede record.  In the
+ * guest's idle loop (hv_idle) the tick is stopped (NOHZ): no wake.
+ */
+static void halt_forever(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	(void)r;
+	(void)c;
+	if (a)
+		hv_idle(hv_current_vcpu(), 100 * SIM_MS);
+	else
+		for (;;)
+			kvm_halt();
+}
+
+static uint64_t tick_wakes(bool idle)
+{
+	static const struct tu_step halter[] = {{TU_CALL, 0}, {TU_END}};
+	static const struct tu_step idler[] = {{TU_CALL, 1}, {TU_END}};
+	struct tu_script sc[1] = {{.steps = idle ? idler : halter}};
+	struct hv_params hp = tu_hv_params(1);
+	struct tu_rig r;
+	uint64_t n;
+
+	tu_rig_init(&r, &hp, NULL, NULL, true, sc, 1, 0);
+	r.call = halt_forever;
+	r.s.noise.tick_period_ps = SIM_MS;
+	r.s.noise.tick_ps = SIM_US;
+	tu_rig_start(&r);
+	sim_noise_start(&r.s, 0);
+	sim_run(&r.s, 100 * SIM_MS);
+	n = r.h.vcpus[0]->st.irq_wakes;
+	if (!idle)
+		ck_assert_uint_eq(r.h.vcpus[0]->st.halts, n + 1);
+	tu_rig_destroy(&r);
+	return n;
+}
+
+START_TEST(test_tick_ends_halt)
+{
+	uint64_t n = tick_wakes(false);
+
+	ck_assert_uint_ge(n, 99);
+	ck_assert_uint_le(n, 101);
+	ck_assert_uint_eq(tick_wakes(true), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kvm");
@@ -466,6 +521,7 @@ int main(void)
 	tcase_add_test(tc, test_halt_poll);
 	tcase_add_test(tc, test_ple_grow_and_boost);
 	tcase_add_test(tc, test_vcpu_is_preempted);
+	tcase_add_test(tc, test_tick_ends_halt);
 	tcase_add_test(tc, test_migration);
 	tcase_add_loop_test(tc, test_every_lock_under_kvm, 0, n);
 	suite_add_tcase(s, tc);

@@ -277,6 +277,9 @@ static bool migrate(struct store *st, GError **error)
 		      "ALTER TABLE vcpu_results ADD COLUMN "
 		      "hv_halt_polls_missed "
 		      "INTEGER;\n",
+		/* 8 -> 9: cedes and halts ended by a tick or interrupt. */
+		[8] = "ALTER TABLE vcpu_results ADD COLUMN hv_irq_wakes "
+		      "INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");

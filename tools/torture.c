@@ -58,6 +58,12 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 			       "seed = %" PRIu64 "\n",
 			       seed, seed);
 	g_string_append_printf(s, "[machine]\npcpus = %u\n", pcpus);
+	/*
+	 * Tickless, as a nohz_full CPU: a tick or interrupt ends a cede or
+	 * halt, which would rescue a lost wakeup within a tick and hide it;
+	 * the adversary's spurious_wake stands in for interrupts.
+	 */
+	g_string_append(s, "[guest]\nhz = 0\nirq_rate = 0\n");
 	g_string_append_printf(s,
 			       "[hypervisor]\npolicy = adversarial\n"
 			       "slice = %" PRIu64 "us\n"
