@@ -296,7 +296,7 @@ static bool json_number(const char *line, const char *key, double *v)
 	p += strlen(pat);
 	errno = 0;
 	*v = strtod(p, &end);
-	return end != p && errno == 0 && *v >= 0;
+	return end != p && errno != ERANGE && *v >= 0;
 }
 
 bool bench_read_json(const char *path, GArray *rows, GError **err)

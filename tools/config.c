@@ -657,9 +657,14 @@ static bool parse_u64(const char *v, uint64_t *out)
 
 	if (!g_ascii_isdigit(*v))
 		return false;
+	/*
+	 * Only ERANGE means overflow: a library call may leave any errno
+	 * behind on success (GLib's first use of its C locale, racing with
+	 * another thread's, left EAGAIN from a futex wait).
+	 */
 	errno = 0;
 	*out = g_ascii_strtoull(v, &end, 10);
-	return errno == 0 && *end == '\0';
+	return errno != ERANGE && *end == '\0';
 }
 
 /* Parse @v for @k into @cfg; false if it is not acceptable. */
