@@ -111,6 +111,7 @@ struct hv_partition *hv_partition_add(struct hv *hv, unsigned int nvcpus,
 		v->gid = hv->nvcpus;
 		v->state = HV_RUNNABLE;
 		v->last_pcpu = -1;
+		v->home_pcpu = -1;
 		v->rq_cpu = -1;
 		v->wake_cpu = -1;
 		/* Each lppaca on its own line, as the real ones are 1 KiB. */
@@ -197,28 +198,35 @@ void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t)
 			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
+/* @v's dispatch window begins: charge it up to here, refill it. */
 static void window_ev(struct sim_event *ev)
 {
-	struct hv *hv = ev->data;
+	struct hv_vcpu *v = ev->data;
+	struct hv *hv = v->hv;
+	sim_time_t t = ev->time_ps;
 
-	/* Charge the running vCPUs up to here, then open the new window. */
-	for (unsigned int i = 0; i < hv->nvcpus; i++) {
-		struct hv_vcpu *v = hv->vcpus[i];
-
-		if (v->state == HV_RUNNING)
-			hv_charge(v, ev->time_ps);
-		v->win_used_ps = 0;
-	}
-	hv->ops->window(hv, ev->time_ps);
-	hv_kick_idle_pcpus(hv, ev->time_ps);
-	sim_schedule(hv->sim, &hv->window_ev, ev->time_ps + hv->p.window_ps);
+	if (v->state == HV_RUNNING)
+		hv_charge(v, t);
+	v->win_used_ps = 0;
+	hv->ops->window(hv, v, t);
+	if (v->on_rq)
+		hv_kick_idle_pcpus(hv, t);
+	sim_schedule(hv->sim, &v->win_ev, t + hv->p.window_ps);
 }
 
 void hv_start(struct hv *hv, sim_time_t t)
 {
-	if (hv->ops->window) {
-		sim_event_init(&hv->window_ev, window_ev, hv, SIM_PRIO_HV);
-		sim_schedule(hv->sim, &hv->window_ev, t + hv->p.window_ps);
+	/* Each vCPU's dispatch window at a phase of its own, so that no
+	 * partition is dispatched as a gang at a common window start. */
+	for (unsigned int i = 0; hv->ops->window && i < hv->nvcpus; i++) {
+		struct hv_vcpu *v = hv->vcpus[i];
+
+		sim_event_init(&v->win_ev, window_ev, v, SIM_PRIO_HV);
+		sim_schedule(hv->sim, &v->win_ev,
+			     t + (hv->p.window_phase
+					  ? 1 + sim_rng_below(&hv->rng,
+							      hv->p.window_ps)
+					  : hv->p.window_ps));
 	}
 	if (hv->ops->start)
 		hv->ops->start(hv, t);

@@ -168,6 +168,8 @@ struct hv_vcpu {
 	struct sim_event wake_ev;
 	struct sim_event ple_ev;   /* pause-loop exit due */
 	struct sim_event timer_ev; /* the idle loop's timer */
+	struct sim_event win_ev;   /* its dispatch window begins (powervm) */
+	int home_pcpu;		   /* powervm: the pCPU it has affinity to */
 	sim_time_t ple_spin_end;   /* when its last spin wait ended */
 	sim_time_t ple_cur_ps;	   /* its PLE window now (grows per exit) */
 	struct hv_vcpu_stats st;
@@ -268,6 +270,9 @@ struct hv_params {
 	double point_prob[16]; /* adversarial: preempt at each shim point */
 	bool no_latch;	       /* mutant: prods and kicks are never latched */
 	sim_time_t window_ps;  /* powervm: the dispatch window */
+	/* powervm: every vCPU's window at a random phase of its own (the
+	 * model); false: all aligned at time 0 (hand-derived tests). */
+	bool window_phase;
 	sim_time_t min_granularity_ps;	  /* kvm: shortest slice */
 	sim_time_t wakeup_granularity_ps; /* kvm: wake-up preemption lead */
 	bool keep_dtl; /* keep every DTL record (hv->dtl), not only sums */
@@ -305,8 +310,10 @@ struct hv_policy_ops {
 	sim_time_t (*slice)(struct hv *hv, struct hv_vcpu *v);
 	/* The guest reached a shim point (NULL: nothing happens). */
 	void (*at_point)(struct hv *hv, struct hv_vcpu *v, enum hv_point pt);
-	/* A new dispatch window began (NULL: the policy has none). */
-	void (*window)(struct hv *hv, sim_time_t t);
+	/* @v's dispatch window began: its entitlement is refilled (NULL:
+	 * the policy has no windows).  Each vCPU's window has a phase of
+	 * its own, drawn from the dispatcher's stream. */
+	void (*window)(struct hv *hv, struct hv_vcpu *v, sim_time_t t);
 	/* @v woke from a sleep and is about to be queued (NULL: nothing). */
 	void (*woken)(struct hv *hv, struct hv_vcpu *v);
 	/* @v woke and waits on the run queue: the pCPU whose vCPU it should
@@ -338,7 +345,6 @@ struct hv {
 	unsigned int rq_len;
 	struct sim_rng rng;
 	sim_time_t stats_since;
-	struct sim_event window_ev;
 	struct sim_event balance_ev; /* kvm: the periodic load balance */
 	unsigned int balance_runs;
 	GArray *dtl; /* of struct hv_dtl_record, NULL: not kept */

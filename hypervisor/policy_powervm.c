@@ -9,7 +9,9 @@
  * used its entitlement waits for the next window if its partition is
  * capped; if uncapped it may use capacity nobody entitled wants, shared
  * between the uncapped partitions in proportion to their weights (a
- * weighted draw from the dispatcher's stream).  docs/hypervisor.md.
+ * weighted draw from the dispatcher's stream).  Each vCPU's window runs at
+ * a phase of its own, and each has a home pCPU that it is dispatched on
+ * when it becomes runnable and that pCPU is free.  docs/hypervisor.md.
  */
 #include "hypervisor/hv.h"
 
@@ -47,7 +49,9 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 	struct hv_vcpu *v;
 	uint64_t total = 0, draw;
 
-	/* Entitled vCPUs first, first come first served. */
+	/* Entitled vCPUs first, first come first served: affinity decides
+	 * where a vCPU goes when it becomes runnable (pvm_target), not who
+	 * runs next. */
 	for (v = hv->rq_head; v; v = v->rq_next) {
 		if (entitled(hv, v) && hv_may_dispatch(hv, p, v)) {
 			hv_rq_remove(hv, v);
@@ -114,12 +118,48 @@ static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
 	return SIM_MAX(SIM_MIN(hv->p.slice_ps, left), SIM_US);
 }
 
-static void pvm_window(struct hv *hv, sim_time_t t)
+static void pvm_window(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 {
-	/* Entitlements were refilled by the mechanism; preempt vCPUs running
-	 * on spare time if entitled ones now wait. */
+	/* The mechanism refilled @v's entitlement; vCPUs running on spare
+	 * time make room for it at their slice end. */
 	(void)hv;
+	(void)v;
 	(void)t;
+}
+
+/*
+ * Home pCPUs: each partition's vCPUs spread over the pool from an offset
+ * of its own (drawn from the dispatcher's stream), so its vCPU i has
+ * pCPU (offset + i) mod pCPUs: PowerVM redispatches a virtual processor
+ * where it ran, for its caches, when it can.
+ */
+static void pvm_start(struct hv *hv, sim_time_t t)
+{
+	(void)t;
+	for (unsigned int k = 0; k < hv->nparts; k++) {
+		struct hv_partition *part = hv->parts[k];
+		unsigned int off =
+			(unsigned int)sim_rng_below(&hv->rng, hv->p.npcpus);
+
+		for (unsigned int i = 0; i < part->nvcpus; i++)
+			part->vcpus[i]->home_pcpu =
+				(int)((off + i) % hv->p.npcpus);
+	}
+}
+
+/* A runnable vCPU goes to its home pCPU if that is free, else to the
+ * first free one after it. */
+static struct hv_pcpu *pvm_target(struct hv *hv, struct hv_vcpu *v)
+{
+	unsigned int n = hv->p.npcpus, home = (unsigned int)v->home_pcpu;
+
+	for (unsigned int k = 0; k < n; k++) {
+		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
+
+		if (hv_pcpu_free(p))
+			return p;
+	}
+	return NULL;
 }
 
 const struct hv_policy_ops hv_policy_powervm = {
@@ -131,4 +171,6 @@ const struct hv_policy_ops hv_policy_powervm = {
 	.should_preempt = pvm_should_preempt,
 	.slice = pvm_slice,
 	.window = pvm_window,
+	.start = pvm_start,
+	.target = pvm_target,
 };
