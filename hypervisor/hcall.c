@@ -80,6 +80,11 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		(*cut_short)++;
 		return hcall_exit(v, H_SUCCESS);
 	}
+	if (v->timer_pending) {
+		/* A pending interrupt (the idle timer) ends it at once. */
+		v->timer_pending = false;
+		return hcall_exit(v, H_SUCCESS);
+	}
 	if (spurious_return(v)) {
 		hv_trace(v, t,
 			 kvm ? "halt returned spuriously%.0" PRId64 "%.0" PRId64
@@ -277,8 +282,12 @@ void hv_idle_timer(struct sim_event *ev)
 {
 	struct hv_vcpu *v = ev->data;
 
-	if (v->state != HV_CEDED)
-		return; /* awake already: its idle loop sees the time */
+	if (v->state != HV_CEDED) {
+		/* Awake: the decrementer interrupt stays pending, so a cede
+		 * on the way (its hcall under way) returns at once. */
+		v->timer_pending = true;
+		return;
+	}
 	hv_trace(v, ev->time_ps, "idle timer: wakes%.0" PRId64 "%.0" PRId64, 0,
 		 0);
 	hv_vcpu_wake(v, ev->time_ps);
@@ -299,6 +308,7 @@ void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)
 		sim_cpu_sync(v->cpu);
 	}
 	v->in_idle = false;
+	v->timer_pending = false;
 	sim_evq_cancel(&v->hv->sim->q, &v->timer_ev);
 }
 

@@ -196,7 +196,8 @@ struct hv_vcpu {
 	sim_time_t halt_poll_ps;
 	struct hv_pcpu *poll_pcpu;
 	sim_time_t halted_at;
-	bool in_idle; /* in the guest's idle loop (hv_idle): ticks stop */
+	bool in_idle;	    /* in the guest's idle loop (hv_idle): ticks stop */
+	bool timer_pending; /* its idle timer fired while it was awake */
 };
 
 enum hv_pcpu_ev {

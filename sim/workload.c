@@ -6,12 +6,48 @@
  */
 #include <glib.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "sim/workload.h"
 
 #define WL_WATCHDOG_MIN_PS (10 * SIM_US)
 
 static void watchdog_ev(struct sim_event *ev);
+static void stat_ev(struct sim_event *ev);
+
+static const struct {
+	const char *name, *unit;
+	unsigned int steps;
+} wl_types[WL_NTYPES] = {
+	[WL_LOCKTEST] = {"locktest", "acquisitions", 1},
+	[WL_LOCKTORTURE] = {"locktorture", "acquisitions", 1},
+	[WL_EBIZZY] = {"ebizzy", "records", 4},
+	[WL_KBUILD] = {"kbuild", "jobs", 32},
+	[WL_NETPERF] = {"netperf", "transactions", 2},
+};
+
+const char *wl_type_name(enum wl_type t)
+{
+	return t < WL_NTYPES ? wl_types[t].name : NULL;
+}
+
+const char *wl_unit_name(enum wl_type t)
+{
+	return wl_types[t].unit;
+}
+
+unsigned int wl_default_steps(enum wl_type t)
+{
+	return wl_types[t].steps;
+}
+
+enum wl_type wl_type_parse(const char *name)
+{
+	for (int t = 0; t < WL_NTYPES; t++)
+		if (strcmp(wl_types[t].name, name) == 0)
+			return (enum wl_type)t;
+	return WL_LOCKTEST;
+}
 
 void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 	     const struct wl_lock_iface *ops, void **lock_addrs,
@@ -43,7 +79,11 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 		v->pre_since = 0;
 		sim_rng_init(&v->rng, p->seed, SIM_RNG_WORKLOAD, i);
 	}
+	if (!w->p.steps)
+		w->p.steps = wl_default_steps(w->p.type);
 	sim_event_init(&w->watchdog, watchdog_ev, w, SIM_PRIO_CHECK);
+	sim_event_init(&w->stat_ev, stat_ev, w, SIM_PRIO_CHECK);
+	w->stat_log = g_string_new(NULL);
 }
 
 void wl_destroy(struct wl *w)
@@ -58,6 +98,8 @@ void wl_destroy(struct wl *w)
 	g_free(w->locks);
 	g_free(w->vcpus);
 	g_free(w->violation_msg);
+	if (w->stat_log)
+		g_string_free(w->stat_log, TRUE);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -166,12 +208,15 @@ static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
 
 /* --- the per-vCPU loop --- */
 
-static struct wl_lock *pick_lock(struct wl *w, struct wl_vcpu *v)
+static struct wl_lock *pick_lock(struct wl *w, struct wl_vcpu *v,
+				 unsigned int step)
 {
 	if (w->p.nlocks == 1)
 		return &w->locks[0];
 	if (w->p.pick == WL_PICK_VCPU)
 		return &w->locks[v->idx % w->p.nlocks];
+	if (w->p.pick == WL_PICK_STEP)
+		return &w->locks[step % w->p.nlocks];
 	return &w->locks[sim_rng_below(&v->rng, w->p.nlocks)];
 }
 
@@ -229,6 +274,10 @@ static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
 	v->acquisitions++;
 	l->st.acquisitions++;
 	sim_hist_record(&l->st.latency, t - v->req_ps);
+	if (read)
+		v->all_reads++;
+	else
+		v->all_writes++;
 	if (read) {
 		v->read_acquisitions++;
 		l->st.read_acquisitions++;
@@ -301,57 +350,122 @@ static const struct sim_duration *cs_of(struct wl *w, struct wl_lock *l,
 	return w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
 }
 
+/* Step @step of a unit: take a lock, hold it, let it go. */
+static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
+				   struct sim_cpu *c, unsigned int step)
+{
+	struct wl_lock *l = pick_lock(w, v, step);
+	sim_time_t hold;
+	bool read;
+
+	if (w->p.readers)
+		read = v->idx < w->p.readers;
+	else
+		read = w->p.read_pct &&
+		       sim_rng_below(&v->rng, 100) < w->p.read_pct;
+	hold = sim_duration_draw(cs_of(w, l, read), &v->rng);
+	if (!read && w->p.long_hold_prob > 0 &&
+	    sim_rng_unit(&v->rng) < w->p.long_hold_prob) {
+		hold = w->p.long_hold_ps;
+		l->st.long_holds++;
+	}
+	wait_begin(l, v, c->now_ps);
+	sim_cpu_trace(c,
+		      read ? "read_lock(%" PRId64 ")%.0" PRId64
+			   : "lock(%" PRId64 ")%.0" PRId64,
+		      l->idx, 0);
+	if (read)
+		w->ops->read_lock(l->addr);
+	else
+		w->ops->lock(l->addr);
+	sim_cpu_sync(c);
+	acquired(w, l, v, read, c->now_ps);
+	sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")", l->idx,
+		      read);
+	sim_cpu_point(c, SIM_POINT_CS);
+	sim_cpu_work(c, hold);
+	released(l, v, c->now_ps);
+	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
+	if (read)
+		w->ops->read_unlock(l->addr);
+	else
+		w->ops->unlock(l->addr);
+}
+
+static void coroutine_fn work_or_idle(struct wl *w, struct sim_cpu *c,
+				      sim_time_t d, bool idle)
+{
+	if (idle && w->ops->idle)
+		w->ops->idle(c, d);
+	else
+		sim_cpu_work(c, d);
+}
+
 void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 {
 	struct wl_vcpu *v = arg;
 	struct wl *w = v->wl;
 
 	for (;;) {
-		struct wl_lock *l;
-		sim_time_t hold;
-		bool read;
-
-		sim_time_t think = sim_duration_draw(&w->p.think, &v->rng);
-
-		if (w->p.think_idle && w->ops->idle)
-			w->ops->idle(c, think);
-		else
-			sim_cpu_work(c, think);
-		stutter_wait(w, c);
-		l = pick_lock(w, v);
-		if (w->p.readers)
-			read = v->idx < w->p.readers;
-		else
-			read = w->p.read_pct &&
-			       sim_rng_below(&v->rng, 100) < w->p.read_pct;
-		hold = sim_duration_draw(cs_of(w, l, read), &v->rng);
-		if (!read && w->p.long_hold_prob > 0 &&
-		    sim_rng_unit(&v->rng) < w->p.long_hold_prob) {
-			hold = w->p.long_hold_ps;
-			l->st.long_holds++;
+		/* A unit: steps x (work, lock step), then its idle time. */
+		for (unsigned int k = 0; k < w->p.steps; k++) {
+			work_or_idle(w, c,
+				     sim_duration_draw(&w->p.think, &v->rng),
+				     w->p.think_idle);
+			stutter_wait(w, c);
+			lock_step(w, v, c, k);
 		}
-		wait_begin(l, v, c->now_ps);
-		sim_cpu_trace(c,
-			      read ? "read_lock(%" PRId64 ")%.0" PRId64
-				   : "lock(%" PRId64 ")%.0" PRId64,
-			      l->idx, 0);
-		if (read)
-			w->ops->read_lock(l->addr);
-		else
-			w->ops->lock(l->addr);
-		sim_cpu_sync(c);
-		acquired(w, l, v, read, c->now_ps);
-		sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")",
-			      l->idx, read);
-		sim_cpu_point(c, SIM_POINT_CS);
-		sim_cpu_work(c, hold);
-		released(l, v, c->now_ps);
-		sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
-		if (read)
-			w->ops->read_unlock(l->addr);
-		else
-			w->ops->unlock(l->addr);
+		v->units++;
+		if (w->p.unit_idle)
+			work_or_idle(w, c,
+				     sim_duration_draw(w->p.unit_idle, &v->rng),
+				     true);
 	}
+}
+
+/*
+ * locktorture's periodic statistics, as it prints them: per side, the
+ * acquisitions since the start, the most and the fewest by one thread,
+ * and the failures (always 0 here: a failure stops the run).  The
+ * writers are every vCPU, or, with `readers`, those past the readers.
+ */
+static void stat_side(struct wl *w, const char *label, bool reads)
+{
+	uint64_t total = 0, max = 0, min = UINT64_MAX;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		const struct wl_vcpu *v = &w->vcpus[i];
+		uint64_t c = reads ? v->all_reads : v->all_writes;
+
+		if (w->p.readers && (i < w->p.readers) != reads)
+			continue;
+		total += c;
+		max = c > max ? c : max;
+		min = c < min ? c : min;
+		n++;
+	}
+	if (!n)
+		return;
+	g_string_append_printf(w->stat_log,
+			       "%s Total: %" PRIu64 "  Max/Min: %" PRIu64
+			       "/%" PRIu64 " %s Fail: 0\n",
+			       label, total, max, min,
+			       max > 2 * min ? "???" : "   ");
+}
+
+static void stat_ev(struct sim_event *ev)
+{
+	struct wl *w = ev->data;
+	sim_time_t t = ev->time_ps;
+	char buf[32];
+
+	g_string_append_printf(w->stat_log, "[%s]\n",
+			       sim_format_time(t, buf, sizeof(buf)));
+	stat_side(w, "Writes: ", false);
+	if (w->p.read_pct || w->p.readers)
+		stat_side(w, "Reads : ", true);
+	sim_schedule(w->sim, &w->stat_ev, t + w->p.stat_interval_ps);
 }
 
 /* --- checks --- */
@@ -433,6 +547,8 @@ void wl_start(struct wl *w, sim_time_t t)
 	w->sim->dispatch_hook = dispatch_hook;
 	w->sim->hook_data = w;
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
+	if (w->p.type == WL_LOCKTORTURE && w->p.stat_interval_ps)
+		sim_schedule(w->sim, &w->stat_ev, t + w->p.stat_interval_ps);
 }
 
 void wl_reset_stats(struct wl *w, sim_time_t t)
@@ -460,6 +576,7 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		struct wl_vcpu *v = &w->vcpus[i];
 
 		v->acquisitions = 0;
+		v->units = 0;
 		v->read_acquisitions = v->write_acquisitions = 0;
 		if (v->holding && v->pre_since != SIM_TIME_NEVER)
 			v->lhp_since =

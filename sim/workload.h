@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The locktest workload and the lock metrics it measures.
+ * The workloads and the lock metrics they measure (docs/scenarios.md,
+ * "Workloads").
  *
- * Each vCPU loops: think, pick a lock, lock it, hold it for a critical
- * section, unlock.  The workload sees locks only through wl_lock_iface,
+ * locktest and locktorture: each vCPU loops: think, pick a lock, lock it,
+ * hold it for a critical section, unlock; a unit of work is an
+ * acquisition.  ebizzy, kbuild and netperf: a unit (a record, a job, a
+ * transaction) is `steps` times work-then-lock-hold-unlock, then, if the
+ * workload has it, idle time (ceded); units per second is the figure.
+ *
+ * locktest: each vCPU loops: think, pick a lock, lock it, hold it for a
+ * critical section, unlock.  The workload sees locks only through wl_lock_iface,
  * and the hypervisor only through the engine's dispatch hook, which is
  * how it measures lock-holder preemption (LHP: a holder undispatched while
  * holding) and lock-waiter preemption (LWP: a hand-off delayed because the
@@ -35,7 +42,25 @@ struct wl_lock_iface {
 enum wl_pick {
 	WL_PICK_RANDOM, /* uniformly at random, every acquisition */
 	WL_PICK_VCPU,	/* vCPU i always takes lock i % nlocks */
+	WL_PICK_STEP,	/* step k of a unit takes lock k % nlocks */
 };
+
+enum wl_type {
+	WL_LOCKTEST,
+	WL_LOCKTORTURE,
+	WL_EBIZZY,
+	WL_KBUILD,
+	WL_NETPERF,
+	WL_NTYPES,
+};
+
+/* The workload's name, the name of its unit ("acquisitions", ...) and its
+ * default lock steps per unit. */
+const char *wl_type_name(enum wl_type t);
+const char *wl_unit_name(enum wl_type t);
+unsigned int wl_default_steps(enum wl_type t);
+/* The type named @name (locktest if none is). */
+enum wl_type wl_type_parse(const char *name);
 
 enum wl_violation {
 	WL_OK,
@@ -48,6 +73,12 @@ enum wl_violation {
 };
 
 struct wl_params {
+	enum wl_type type;
+	unsigned int steps; /* lock steps per unit (0: the type's) */
+	/* idle (ceded) time after each unit, or NULL: none */
+	const struct sim_duration *unit_idle;
+	/* locktorture: a statistics line every this long (0: none) */
+	sim_time_t stat_interval_ps;
 	struct sim_duration cs;
 	const struct sim_duration *lock_cs;  /* per lock, or NULL: cs */
 	const struct sim_duration *read_cs;  /* readers', or NULL: cs */
@@ -119,6 +150,9 @@ struct wl_vcpu {
 	sim_time_t pre_at_rel; /* pre_total when the awaited lock was freed */
 	uint64_t acquisitions;
 	uint64_t read_acquisitions, write_acquisitions;
+	uint64_t units; /* units of work finished (since the warm-up) */
+	/* locktorture: acquisitions since the start (never reset) */
+	uint64_t all_reads, all_writes;
 };
 
 struct wl {
@@ -133,6 +167,9 @@ struct wl {
 	enum wl_violation violation;
 	sim_time_t violation_ps;
 	char *violation_msg;
+	/* locktorture's statistics lines, as it prints them periodically */
+	struct sim_event stat_ev;
+	GString *stat_log;
 };
 
 void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,

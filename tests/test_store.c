@@ -191,6 +191,8 @@ START_TEST(test_migrates_v1)
 				      "hv_halt_polls_missed; "
 				      "ALTER TABLE vcpu_results DROP COLUMN "
 				      "hv_irq_wakes; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "units; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "long_holds; "
 				      "ALTER TABLE lock_results DROP COLUMN "
@@ -215,7 +217,11 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 9);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 10);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "pragma_table_info('vcpu_results') "
+					   "WHERE name = 'units'"),
+			 1);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('vcpu_results') "
 					   "WHERE name = 'hv_irq_wakes'"),

@@ -5,6 +5,8 @@
  * per-side critical sections, long holds and stutter.  Every expected
  * figure follows from the scenario by hand, as each test says.
  */
+#include <math.h>
+
 #include "tests/testutil.h"
 
 /* One vCPU, one pCPU, no warm-up; rr never preempts a lone vCPU, and no
@@ -125,6 +127,89 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/*
+ * The unit workloads against locktest as the simpler reference.  With one
+ * lock and fixed times, locktest's acquisitions in 10 ms, full, give the
+ * time of one step (think, lock, 200 ns hold, unlock): P = 10 ms / full.
+ * ebizzy runs the same steps four to a record, so it makes exactly full
+ * acquisitions and full / 4 records (the last one may be cut off).  kbuild
+ * with 8 steps and 100 us idle per job: the idle loop cedes (its hcall
+ * inside the 100 us) and wakes at the timer after the wake latency (5 us)
+ * and dispatch (2 us), so a job takes 8 P + 107 us.  netperf, 2 steps on
+ * two locks held 1 us and 300 ns, then 20 us idle: each step is P less
+ * the 200 ns hold plus its own, so a transaction takes 2 P + 0.9 us +
+ * 27 us.  The counts are 10 ms over those, to one (the job under way).
+ */
+START_TEST(test_unit_workloads)
+{
+	struct qsim_results res;
+	int64_t full;
+	double p, t;
+
+	run(&res, NULL);
+	full = res.locks[0].acquisitions;
+	qsim_results_clear(&res);
+	ck_assert_int_gt(full, 4000);
+	p = 10e6 / (double)full; /* ns */
+
+	run(&res, "workload.type=ebizzy", NULL);
+	ck_assert_int_eq(res.locks[0].acquisitions, full);
+	ck_assert_uint_eq(res.units, (uint64_t)full / 4);
+	ck_assert_int_eq(res.vcpus[0].units, full / 4);
+	qsim_results_clear(&res);
+
+	run(&res, "workload.type=kbuild", "workload.steps=8",
+	    "workload.idle=100us", NULL);
+	t = 8 * p + 107000;
+	ck_assert_msg(fabs((double)res.units - 10e6 / t) <= 1.0,
+		      "kbuild: %" PRIu64 " jobs, want %.2f", res.units,
+		      10e6 / t);
+	qsim_results_clear(&res);
+
+	run(&res, "workload.type=netperf", "workload.locks=2",
+	    "workload.pick=step", "workload.lock_cs=1us,300ns",
+	    "workload.idle=20us", NULL);
+	t = 2 * p + 900 + 27000;
+	ck_assert_msg(fabs((double)res.units - 10e6 / t) <= 1.0,
+		      "netperf: %" PRIu64 " transactions, want %.2f", res.units,
+		      10e6 / t);
+	ck_assert_int_eq(res.locks[0].acquisitions,
+			 res.locks[1].acquisitions +
+				 (res.locks[0].acquisitions >
+				  res.locks[1].acquisitions));
+	qsim_results_clear(&res);
+}
+END_TEST
+
+/*
+ * locktorture's statistics: one line per side every stat_interval (2.5
+ * ms: at 2.5, 5, 7.5 and 10 ms), counting from the start; one vCPU, so
+ * Max and Min are the total, and the last total is every acquisition of
+ * the run (no warm-up).
+ */
+START_TEST(test_locktorture_stats)
+{
+	struct qsim_results res;
+	g_autofree char *want = NULL;
+	unsigned int n = 0;
+
+	run(&res, "workload.type=locktorture", "workload.stat_interval=2500us",
+	    NULL);
+	ck_assert_ptr_nonnull(res.stat_log);
+	for (const char *s = res.stat_log; (s = strstr(s, "Writes:")); s++)
+		n++;
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_null(strstr(res.stat_log, "Reads"));
+	want = g_strdup_printf("[10ms]\nWrites:  Total: %" PRId64
+			       "  Max/Min: %" PRId64 "/%" PRId64,
+			       res.locks[0].acquisitions,
+			       res.locks[0].acquisitions,
+			       res.locks[0].acquisitions);
+	ck_assert_msg(strstr(res.stat_log, want), "%s", res.stat_log);
+	qsim_results_clear(&res);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("workload");
@@ -134,6 +219,8 @@ int main(void)
 	tcase_add_test(tc, test_long_hold);
 	tcase_add_test(tc, test_stutter);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_unit_workloads);
+	tcase_add_test(tc, test_locktorture_stats);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

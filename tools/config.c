@@ -11,6 +11,7 @@
 #include "tools/config.h"
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
+#include "sim/workload.h"
 
 G_DEFINE_QUARK(qsim - config - error - quark, cfg_error)
 
@@ -148,7 +149,7 @@ static const char *choice_atomics(unsigned int i)
 
 static const char *choice_workload(unsigned int i)
 {
-	return i == 0 ? "locktest" : NULL;
+	return i < WL_NTYPES ? wl_type_name((enum wl_type)i) : NULL;
 }
 
 static const char *choice_mapping(unsigned int i)
@@ -180,7 +181,7 @@ static const char *choice_steal(unsigned int i)
 
 static const char *choice_pick(unsigned int i)
 {
-	static const char *const p[] = {"random", "vcpu", NULL};
+	static const char *const p[] = {"random", "vcpu", "step", NULL};
 
 	return p[i];
 }
@@ -402,7 +403,18 @@ static const struct cfg_key cfg_keys[] = {
 	{"workload", "think", CT_DUR, "1us", 0, T(SIM_S), NULL, OFF(think),
 	 "time between critical sections, same syntax"},
 	{"workload", "pick", CT_ENUM, "random", 0, 0, choice_pick, OFF(pick),
-	 "how a vCPU picks a lock: random, or vcpu (i mod locks)"},
+	 "how a vCPU picks a lock: random, vcpu (i mod locks), or step (a "
+	 "unit's step k takes lock k mod locks)"},
+	{"workload", "steps", CT_UINT, "0", 0, 100000, NULL, OFF(steps),
+	 "ebizzy, kbuild, netperf: lock steps per unit of work, each after "
+	 "a think time (0: the workload's own, 4, 32 and 2)"},
+	{"workload", "idle", CT_ODUR, "", 0, T(SIM_S), NULL, OFF(unit_idle),
+	 "ebizzy, kbuild, netperf: idle (ceded) time after each unit, e.g. "
+	 "waiting for I/O or a reply (empty: none)"},
+	{"workload", "stat_interval", CT_TIME, "auto", 0, T(1000 * SIM_S), NULL,
+	 OFF(stat_interval_ps),
+	 "locktorture: a statistics line every this long (auto: four over "
+	 "the run; 0: none)"},
 	{"workload", "read_pct", CT_UINT, "0", 0, 100, NULL, OFF(read_pct),
 	 "percent of acquisitions taken as a reader (rwlocks only)"},
 	{"workload", "readers", CT_UINT, "0", 0, 4096, NULL, OFF(readers),

@@ -135,6 +135,9 @@ struct qsim_config {
 	sim_time_t long_hold_ps;
 	double long_hold_prob;
 	sim_time_t stutter_ps;
+	unsigned int steps;
+	struct cfg_odur unit_idle;
+	sim_time_t stat_interval_ps;
 	/* [check] */
 	sim_time_t hang_bound_ps;
 	unsigned int host_timeout_s;

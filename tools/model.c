@@ -235,6 +235,10 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 			(int64_t)r->wl.vcpus[i].read_acquisitions;
 		v->write_acquisitions =
 			(int64_t)r->wl.vcpus[i].write_acquisitions;
+		v->units = (int64_t)r->wl.vcpus[i].units;
+		res->units += r->wl.vcpus[i].units;
+		if (i == 0 && r->wl.stat_log && r->wl.stat_log->len)
+			res->stat_log = g_strdup(r->wl.stat_log->str);
 		v->run_ns = ns(c->acct_ps[SIM_ACCT_RUN]);
 		v->spin_ns = ns(c->acct_ps[SIM_ACCT_SPIN]);
 		v->hcall_ns = ns(c->acct_ps[SIM_ACCT_HCALL]);
@@ -383,12 +387,20 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.no_latch = ops && ops->hv_no_latch,
 	};
 	struct wl_params wp = {
+		.type = wl_type_parse(cfg->workload),
+		.steps = cfg->steps,
+		.unit_idle = cfg->unit_idle.set ? &cfg->unit_idle.d : NULL,
+		.stat_interval_ps =
+			cfg->stat_interval_ps == SIM_TIME_NEVER
+				? (cfg->warmup_ps + cfg->duration_ps) / 4
+				: cfg->stat_interval_ps,
 		.cs = cfg->cs,
 		.think = cfg->think,
 		.think_idle = cfg->think_idle,
 		.nlocks = cfg->nlocks,
-		.pick = strcmp(cfg->pick, "vcpu") == 0 ? WL_PICK_VCPU
-						       : WL_PICK_RANDOM,
+		.pick = strcmp(cfg->pick, "vcpu") == 0	 ? WL_PICK_VCPU
+			: strcmp(cfg->pick, "step") == 0 ? WL_PICK_STEP
+							 : WL_PICK_RANDOM,
 		.warmup_end_ps = cfg->warmup_ps,
 		.hang_bound_ps = cfg->hang_bound_ps,
 		.read_pct = cfg->read_pct,
@@ -614,6 +626,7 @@ void qsim_results_clear(struct qsim_results *res)
 	g_free(res->report);
 	g_free(res->replay);
 	g_free(res->trace);
+	g_free(res->stat_log);
 	if (res->counters)
 		g_array_free(res->counters, TRUE);
 	if (res->dtl)

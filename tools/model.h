@@ -38,6 +38,8 @@
 	X(lwp_max_ns, R, "longest hand-off delay from waiter preemption")      \
 	X(read_acquisitions, I, "of them as a reader (rwlocks; schema 3)")     \
 	X(write_acquisitions, I, "of them as a writer or plain locker")        \
+	X(units, I,                                                            \
+	  "units of work finished, the workload's figure (schema 10)")         \
 	X(read_lat_mean_ns, R, "readers' mean acquisition latency")            \
 	X(read_lat_p99_ns, R, "readers' acquisition latency, 99th percentile") \
 	X(write_lat_mean_ns, R, "writers' mean acquisition latency")           \
@@ -54,7 +56,8 @@
 	X(idle_ns, R, "ceded or halted: not runnable")                      \
 	X(spin_wakeups, I, "spin waits woken by a write to a watched line") \
 	X(read_acquisitions, I, "of them as a reader (schema 3)")           \
-	X(write_acquisitions, I, "of them as a writer or plain locker")
+	X(write_acquisitions, I, "of them as a writer or plain locker")     \
+	X(units, I, "units of work finished, the workload's figure (schema 10)")
 
 #define QSIM_COL_TYPE_I int64_t
 #define QSIM_COL_TYPE_R double
@@ -114,6 +117,8 @@ struct qsim_results {
 	/* fairness over per-vCPU acquisitions */
 	int64_t acq_min, acq_max;
 	double acq_mean, jain;
+	uint64_t units; /* units of work over all the guest's vCPUs */
+	char *stat_log; /* locktorture's statistics lines, or NULL */
 };
 
 /* Run @cfg.  Returns false only on internal errors (@error set). */

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "tools/report.h"
+#include "sim/workload.h"
 
 char *report_thousands(int64_t v)
 {
@@ -83,6 +84,28 @@ static void report_lock_events(FILE *out, const struct qsim_results *res)
 		fputc('\n', out);
 }
 
+/* ebizzy, kbuild, netperf: a unit is more than one acquisition. */
+static bool unit_workload(const struct qsim_config *cfg)
+{
+	enum wl_type t = wl_type_parse(cfg->workload);
+
+	return t != WL_LOCKTEST && t != WL_LOCKTORTURE;
+}
+
+static const char *unit_singular(enum wl_type t)
+{
+	switch (t) {
+	case WL_EBIZZY:
+		return "record";
+	case WL_KBUILD:
+		return "job";
+	case WL_NETPERF:
+		return "transaction";
+	default:
+		return "unit";
+	}
+}
+
 void report_summary(FILE *out, const struct qsim_config *cfg,
 		    const struct qsim_results *res)
 {
@@ -109,11 +132,23 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
 		cfg_overcommit(cfg), cfg->policy,
 		sim_format_time(cfg->slice_ps, a, sizeof(a)));
-	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s\n",
+	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s",
 		cfg->workload, cfg->nlocks, cfg->lock,
 		cfg->nlocks == 1 ? "" : "s",
 		sim_format_duration(&cfg->cs, b, sizeof(b)),
 		sim_format_duration(&cfg->think, c, sizeof(c)));
+	if (unit_workload(cfg)) {
+		enum wl_type t = wl_type_parse(cfg->workload);
+
+		fprintf(out, "; %u lock steps a %s",
+			cfg->steps ? cfg->steps : wl_default_steps(t),
+			unit_singular(t));
+		if (cfg->unit_idle.set)
+			fprintf(out, ", then idle %s",
+				sim_format_duration(&cfg->unit_idle.d, b,
+						    sizeof(b)));
+	}
+	fputc('\n', out);
 	fprintf(out,
 		"measured  %s after %s warm-up; %" PRIu64 " events, %" PRIu64
 		" switches, %.2f s host\n",
@@ -266,6 +301,20 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			res->nvcpus, mn, me, mx);
 		fprintf(out, "Total Rate = %s op/s; Percpu Rate = %s op/s\n",
 			tr, pr);
+	}
+	if (unit_workload(cfg)) {
+		enum wl_type t = wl_type_parse(cfg->workload);
+		double rate = secs > 0 ? (double)res->units / secs : 0;
+		g_autofree char *tr = report_thousands(llround(rate));
+		g_autofree char *name = g_strdup(wl_unit_name(t));
+
+		name[0] = g_ascii_toupper(name[0]);
+		fprintf(out, "%s = %s /s; per vCPU %.1f /s\n", name, tr,
+			res->nvcpus ? rate / res->nvcpus : 0);
+	}
+	if (res->stat_log) {
+		fputc('\n', out);
+		fputs(res->stat_log, out);
 	}
 	if (res->report) {
 		fputc('\n', out);

@@ -280,6 +280,8 @@ static bool migrate(struct store *st, GError **error)
 		/* 8 -> 9: cedes and halts ended by a tick or interrupt. */
 		[8] = "ALTER TABLE vcpu_results ADD COLUMN hv_irq_wakes "
 		      "INTEGER;\n",
+		/* 9 -> 10: units of work (the workload's figure). */
+		[9] = "ALTER TABLE vcpu_results ADD COLUMN units INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
