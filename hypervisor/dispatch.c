@@ -60,6 +60,46 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	sim_schedule(hv->sim, &p->ev, t + latency);
 }
 
+/* May a confer hand its cycles to @tv (PAPR: not dispatched, not ceded,
+ * not conferring to all, its dispatch count unchanged)? */
+static bool confer_target_ok(const struct hv_vcpu *tv, uint32_t yc)
+{
+	return tv->state == HV_RUNNABLE && !tv->confer_n &&
+	       tv->lppaca->yield_count == yc;
+}
+
+/*
+ * @v, conferring to all, was picked for @p: its dispatch goes instead to
+ * the next entry of its confer structure that may take it, on @v's bill
+ * and slice; @v waits at the back of the queue.  False once the
+ * structure is clear: @v itself runs.
+ */
+static bool confer_instead(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
+{
+	struct hv *hv = p->hv;
+
+	while (v->confer_next < v->confer_n) {
+		struct hv_confer_entry *e = &v->confer[v->confer_next++];
+
+		if (!confer_target_ok(e->v, e->yield_count) ||
+		    !hv_may_dispatch(hv, p, e->v))
+			continue;
+		hv_rq_remove(hv, e->v);
+		hv->ops->enqueue(hv, v);
+		hv_trace(v, t,
+			 "its confer structure gives the dispatch to vCPU "
+			 "%" PRId64 "%.0" PRId64,
+			 e->v->idx, 0);
+		p->payer = v;
+		p->slice_end_ps =
+			t + hv->p.dispatch_latency_ps + hv_slice_of(hv, v);
+		hv_pcpu_start(p, e->v, t, true);
+		return true;
+	}
+	v->confer_n = v->confer_next = 0;
+	return false;
+}
+
 void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -69,7 +109,7 @@ void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 	if (!v) {
 		if (p->idle_since == SIM_TIME_NEVER)
 			p->idle_since = t;
-	} else {
+	} else if (!v->confer_n || !confer_instead(p, v, t)) {
 		hv_pcpu_start(p, v, t, false);
 	}
 	hv_whole_core_kick(hv, t);
@@ -371,6 +411,19 @@ void hv_wake_done(struct sim_event *ev)
 	if (hv->ops->woken)
 		hv->ops->woken(hv, v);
 	hv_vcpu_make_runnable(v, ev->time_ps);
+	if (v->boost_pending && v->state == HV_RUNNABLE && v->rq_cpu >= 0) {
+		/* Its kicker yielded to it: next on its pCPU, now. */
+		p = &hv->pcpus[v->rq_cpu];
+		v->boost_pending = false;
+		p->next_buddy = v;
+		if (p->cur && p->cur->state == HV_RUNNING) {
+			hv_pcpu_preempt(p, ev->time_ps,
+					"preempted for a kicked vCPU%.0" PRId64
+					"%.0" PRId64);
+			return;
+		}
+	}
+	v->boost_pending = false;
 	if (v->state != HV_RUNNABLE || !hv->ops->wake_preempt)
 		return;
 	p = hv->ops->wake_preempt(hv, v);

@@ -114,15 +114,25 @@ long coroutine_fn hv_hcall_halt(struct hv_vcpu *v)
 			   true);
 }
 
-/* The longest-queued vCPU of @self's partition that may take its pCPU. */
-static struct hv_vcpu *partition_first_queued(struct hv *hv,
-					      struct hv_vcpu *self)
+/*
+ * PAPR's H_CONFER to all: record, in @v's confer structure, the
+ * partition's other vCPUs that are preempted now (queued, not ceded, not
+ * conferring to all) with their dispatch counts, in queue order (the
+ * longest queued first).  Returns how many.
+ */
+static unsigned int confer_record(struct hv *hv, struct hv_vcpu *v)
 {
+	unsigned int n = 0;
+
+	if (!v->confer)
+		v->confer = g_new(struct hv_confer_entry, v->part->nvcpus);
 	for (struct hv_vcpu *o = hv->rq_head; o; o = o->rq_next)
-		if (o->part == self->part && o != self &&
-		    hv_may_dispatch(hv, self->pcpu, o))
-			return o;
-	return NULL;
+		if (o->part == v->part && o != v && !o->confer_n) {
+			v->confer[n].v = o;
+			v->confer[n].yield_count = o->lppaca->yield_count;
+			n++;
+		}
+	return n;
 }
 
 long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
@@ -139,10 +149,30 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			v->st.latch_returns++;
 			return hcall_exit(v, H_SUCCESS);
 		}
-		/* The rest of the dispatch goes to another vCPU of the
-		 * partition, the one queued longest. */
-		tv = partition_first_queued(hv, v);
+		/* KVM-HV ignores a confer to all: it returns at once. */
+		if (hv->ops->yield_in_place) {
+			v->st.confers_ignored++;
+			return hcall_exit(v, H_SUCCESS);
+		}
+		/*
+		 * PowerVM: until every vCPU of the partition preempted now
+		 * has had a dispatch, @v's dispatches go to them (its confer
+		 * structure, consumed in hv_pcpu_pick); the rest of this one
+		 * goes to the first of them that may take this pCPU.
+		 */
+		v->confer_n = confer_record(hv, v);
+		v->confer_next = 0;
+		for (tv = NULL; v->confer_next < v->confer_n && !tv;) {
+			struct hv_confer_entry *e =
+				&v->confer[v->confer_next++];
+
+			if (hv_may_dispatch(hv, v->pcpu, e->v))
+				tv = e->v;
+		}
 		if (!tv) {
+			/* Nobody to confer to here (none preempted, or
+			 * none may run on this core): it returns. */
+			v->confer_n = v->confer_next = 0;
 			v->st.confers_ignored++;
 			return hcall_exit(v, H_SUCCESS);
 		}
@@ -173,7 +203,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		v->st.confers_stale++;
 		return hcall_exit(v, H_SUCCESS);
 	}
-	if (!(yield_count & 1) || tv->state != HV_RUNNABLE ||
+	if (!(yield_count & 1) || tv->state != HV_RUNNABLE || tv->confer_n ||
 	    (hv->p.prod_cuts_directed_confer && v->prod_latch)) {
 		if (v->prod_latch && hv->p.prod_cuts_directed_confer) {
 			v->prod_latch = false;
@@ -245,11 +275,30 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	(*calls)++;
 	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
 		 target, tv->state == HV_CEDED);
+	/* A prod is for a vCPU conferring to all a reason to run: its
+	 * confer structure is dropped (PAPR: the prodded processor is
+	 * dispatched). */
+	tv->confer_n = tv->confer_next = 0;
 	if (tv->state == HV_CEDED) {
 		wake_sleeper(tv, t);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;
 		(*latched)++;
+	}
+	/*
+	 * KVM's kick hypercall then yields to the kicked vCPU if it waits
+	 * for a CPU (kvm_sched_yield after kvm_pv_kick_cpu_op): it runs
+	 * next on its own pCPU.  One still waking gets that when queued.
+	 */
+	if (latch_off == offsetof(struct hv_vcpu, kick_latch) &&
+	    hv->ops->yield_in_place && hv->p.kick_yield) {
+		if (tv->state == HV_WAKING) {
+			tv->boost_pending = true;
+		} else if (tv->state == HV_RUNNABLE) {
+			v->st.kick_yields++;
+			if (hv_yield_to(v, tv, t, HV_DTL_PREEMPT))
+				sim_cpu_park(v->cpu);
+		}
 	}
 	return hcall_exit(v, H_SUCCESS);
 }

@@ -71,8 +71,10 @@ void hv_destroy(struct hv *hv)
 		g_free(hv->parts[i]->vcpus);
 		g_free(hv->parts[i]);
 	}
-	for (unsigned int i = 0; i < hv->nvcpus; i++)
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		g_free(hv->vcpus[i]->confer);
 		g_free(hv->vcpus[i]);
+	}
 	g_free(hv->parts);
 	g_free(hv->vcpus);
 	g_free(hv->pcpus);

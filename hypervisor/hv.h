@@ -103,7 +103,8 @@ extern const char *const hv_point_names[HV_PT_NR];
 	X(ple_yields, "pause-loop exits that yielded to a preempted vCPU")     \
 	X(halt_polls_ok, "KVM halts a wake ended while the host polled")       \
 	X(halt_polls_missed, "KVM halts that polled in vain, then slept")      \
-	X(irq_wakes, "cedes and halts a tick or interrupt ended")
+	X(irq_wakes, "cedes and halts a tick or interrupt ended")              \
+	X(kick_yields, "KVM kicks that yielded to the kicked, waiting vCPU")
 
 /* Why a vCPU was undispatched (the DTL record's reason). */
 enum hv_dtl_reason {
@@ -198,6 +199,18 @@ struct hv_vcpu {
 	sim_time_t halted_at;
 	bool in_idle;	    /* in the guest's idle loop (hv_idle): ticks stop */
 	bool timer_pending; /* its idle timer fired while it was awake */
+	bool boost_pending; /* kicked while waking: run next when queued */
+	/*
+	 * PAPR's confer structure of an H_CONFER(-1): the partition's other
+	 * vCPUs that were preempted then, with their yield counts; before
+	 * this vCPU is dispatched again each pending entry still preempted
+	 * with the same count gets the dispatch instead (docs/hypervisor.md).
+	 */
+	struct hv_confer_entry {
+		struct hv_vcpu *v;
+		uint32_t yield_count;
+	} * confer;
+	unsigned int confer_n, confer_next;
 };
 
 enum hv_pcpu_ev {
@@ -293,6 +306,8 @@ struct hv_params {
 	/* KVM's boost: a pause-loop exit may yield to a vCPU woken by a kick
 	 * (not only to a preempted one). */
 	bool kick_boost;
+	/* KVM's kick hypercall yields to the kicked vCPU if it waits. */
+	bool kick_yield;
 	/* KVM halt polling: the longest poll window (halt_poll_ns_max);
 	 * 0: off. */
 	sim_time_t halt_poll_ps;

@@ -189,12 +189,59 @@ START_TEST(test_confer_charged_to_caller)
 }
 END_TEST
 
+/*
+ * H_CONFER to all, as PAPR defines it (docs/hypervisor.md): the caller's
+ * cycles go to the partition's vCPUs preempted at the call, those not
+ * conferring to all themselves.  One pCPU under rr, three vCPUs queued in
+ * order 0, 1, 2; each confers to all as soon as it runs.
+ *   vCPU 0 runs at 2 us, confers at 2.5 us: its structure holds 1 and 2;
+ *   vCPU 1 gets the rest of the slice, running at 4.5 us, confers at 5 us:
+ *   its structure holds only 2 (0 confers to all);
+ *   vCPU 2 runs at 7 us and confers at 7.5 us: 0 and 1 both confer to
+ *   all, so nobody is recorded and the call returns at once: vCPU 2 goes
+ *   on at 7.5 us, one confer ignored, and the others wait behind it.
+ * (A confer that took the longest-queued vCPU of the partition, whatever
+ * it was doing, handed vCPU 2's slice back to vCPU 0.)
+ */
+static void confer_all(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	(void)r;
+	(void)c;
+	(void)a;
+	yield_to_any();
+}
+
+START_TEST(test_confer_to_all)
+{
+	static const struct tu_step s[] = {{TU_CALL, 0},
+					   {TU_MARK, 0, 0},
+					   {TU_WORK, 30 * SIM_MS, 0},
+					   {TU_END, 0, 0}};
+	struct tu_script sc[3] = {{.steps = s}, {.steps = s}, {.steps = s}};
+	struct hv_params p = tu_hv_params(1);
+
+	tu_rig_init(&R, &p, NULL, NULL, true, sc, 3, 0);
+	R.call = confer_all;
+	tu_rig_start(&R);
+	sim_run(&R.s, 100 * SIM_US);
+	ck_assert(hv_check_invariants(&R.h));
+	ck_assert_uint_eq(sc[2].marks[0], 7500 * SIM_NS);
+	ck_assert_uint_eq(R.h.vcpus[2]->st.confers_ignored, 1);
+	ck_assert_uint_eq(R.h.vcpus[0]->st.confers_yielded, 1);
+	ck_assert_uint_eq(R.h.vcpus[1]->st.confers_yielded, 1);
+	ck_assert_uint_eq(sc[0].marks[0], 0);
+	ck_assert_uint_eq(sc[1].marks[0], 0);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hcall");
 	TCase *tc = tcase_create("hcall");
 
 	tcase_add_test(tc, test_yield_count_parity);
+	tcase_add_test(tc, test_confer_to_all);
 	tcase_add_test(tc, test_cede_and_prod);
 	tcase_add_test(tc, test_prod_latch);
 	tcase_add_test(tc, test_confer_stale_then_directed);

@@ -57,14 +57,17 @@ END_TEST
  * for a slice to end: the slice is 10 ms over 6 runnable threads on 2
  * pCPUs, 3.3 ms, so waits average a good part of a millisecond.  No
  * guest ticks or interrupts: each would end a halt early (a spurious
- * wake-up that re-halts), blurring the kick-to-running figure.
+ * wake-up that re-halts), blurring the kick-to-running figure; and the
+ * kick does not yield to the kicked vCPU (kick_yield), which would run it
+ * next whatever the granularity.
  */
 static double wake_wait_ns(const char *gran)
 {
 	g_autofree char *text = g_strdup_printf(
 		"[run]\nduration = 200ms\nwarmup = 20ms\n"
 		"[machine]\npcpus = 2\n"
-		"[hypervisor]\npolicy = kvm\nwakeup_granularity = %s\n"
+		"[hypervisor]\npolicy = kvm\nkick_yield = false\n"
+		"wakeup_granularity = %s\n"
 		"[partition]\nvcpus = 4\n"
 		"[lock]\ntype = pv_qspinlock\npv_mapping = kvm\n"
 		"[workload]\nthink = 5us\ncs = 20us\n"
@@ -326,6 +329,11 @@ END_TEST
  * - kick boost off: no candidate, the spinner spins on, its window
  *   doubling: exits at 65, 85, 125, 205, 365 and 685 us, then 1325: 6,
  *   no yield, and the woken vCPU never runs before 1 ms.
+ * (The kick itself yields to nobody in those two: kick_yield off.)
+ * - kick_yield on: the kick yields to the woken vCPU, which, queued at 60
+ *   us, preempts the spinner and runs at 62 us; it halts at 62.5 us, the
+ *   spinner runs again at 64.5 us with a fresh window: exits at 74.5,
+ *   94.5, 134.5, 214.5, 374.5 and 694.5 us: 6, none finding a candidate.
  */
 static u32 *ple_flag;
 static bool ple_first_taken;
@@ -344,8 +352,8 @@ static void ple_role(struct tu_rig *r, struct sim_cpu *c, long a)
 	spin_until_cond(READ_ONCE(*ple_flag) != 0);
 }
 
-static void ple_boost(bool boost, uint64_t *exits, uint64_t *yields,
-		      sim_time_t *woken_ran)
+static void ple_boost(bool boost, bool kick_yield, uint64_t *exits,
+		      uint64_t *yields, sim_time_t *woken_ran)
 {
 	static const struct tu_step role[] = {
 		{TU_CALL, 0}, {TU_MARK, 0}, {TU_HALT}, {TU_END}};
@@ -359,6 +367,7 @@ static void ple_boost(bool boost, uint64_t *exits, uint64_t *yields,
 	hp.wakeup_granularity_ps = SIM_S;
 	hp.ple_window_ps = 10 * SIM_US;
 	hp.kick_boost = boost;
+	hp.kick_yield = kick_yield;
 	ple_first_taken = false;
 	tu_rig_init(&r, &hp, NULL, NULL, true, sc, 2, 0);
 	r.call = ple_role;
@@ -382,13 +391,17 @@ START_TEST(test_ple_grow_and_boost)
 	uint64_t exits, yields;
 	sim_time_t ran;
 
-	ple_boost(true, &exits, &yields, &ran);
+	ple_boost(true, false, &exits, &yields, &ran);
 	ck_assert_uint_eq(yields, 1);
 	ck_assert_uint_eq(ran, 67 * SIM_US);
 	ck_assert_uint_eq(exits, 7);
-	ple_boost(false, &exits, &yields, &ran);
+	ple_boost(false, false, &exits, &yields, &ran);
 	ck_assert_uint_eq(yields, 0);
 	ck_assert_uint_eq(ran, 0);
+	ck_assert_uint_eq(exits, 6);
+	ple_boost(false, true, &exits, &yields, &ran);
+	ck_assert_uint_eq(yields, 0);
+	ck_assert_uint_eq(ran, 62 * SIM_US);
 	ck_assert_uint_eq(exits, 6);
 }
 END_TEST

@@ -193,6 +193,8 @@ START_TEST(test_migrates_v1)
 				      "hv_irq_wakes; "
 				      "ALTER TABLE vcpu_results DROP COLUMN "
 				      "units; "
+				      "ALTER TABLE vcpu_results DROP COLUMN "
+				      "hv_kick_yields; "
 				      "ALTER TABLE lock_results DROP COLUMN "
 				      "long_holds; "
 				      "ALTER TABLE lock_results DROP COLUMN "

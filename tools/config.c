@@ -313,6 +313,11 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(kick_boost),
 	 "a pause-loop exit may yield to a vCPU woken by a kick, not only to a "
 	 "preempted one (KVM's boost of vCPUs delivering interrupts)"},
+	{"hypervisor", "kick_yield", CT_BOOL, "true", 0, 0, NULL,
+	 OFF(kick_yield),
+	 "kvm: the kick hypercall yields to the kicked vCPU if it waits for "
+	 "a CPU, so it runs next on its own (KVM_HC_KICK_CPU's "
+	 "kvm_sched_yield)"},
 	{"hypervisor", "halt_poll", CT_TIME, "200us", 0, T(SIM_S), NULL,
 	 OFF(halt_poll_ps),
 	 "KVM halt polling: the longest time a halted vCPU's host thread "

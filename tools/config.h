@@ -80,6 +80,7 @@ struct qsim_config {
 	sim_time_t ple_window_ps;
 	sim_time_t halt_poll_ps;
 	bool kick_boost;
+	bool kick_yield;
 	sim_time_t balance_interval_ps;
 	sim_time_t migration_cost_ps;
 	sim_time_t wakeup_granularity_ps;

@@ -281,7 +281,9 @@ static bool migrate(struct store *st, GError **error)
 		[8] = "ALTER TABLE vcpu_results ADD COLUMN hv_irq_wakes "
 		      "INTEGER;\n",
 		/* 9 -> 10: units of work (the workload's figure). */
-		[9] = "ALTER TABLE vcpu_results ADD COLUMN units INTEGER;\n",
+		[9] = "ALTER TABLE vcpu_results ADD COLUMN units INTEGER;\n"
+		      "ALTER TABLE vcpu_results ADD COLUMN hv_kick_yields "
+		      "INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
