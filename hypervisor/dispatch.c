@@ -28,7 +28,17 @@ void hv_pcpu_busy(struct hv_pcpu *p, sim_time_t t)
 void hv_pcpu_start(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 		   bool inherit)
 {
-	hv_pcpu_start_after(p, v, t, inherit, p->hv->p.dispatch_latency_ps);
+	const struct hv_params *hp = &p->hv->p;
+	sim_time_t lat = hp->dispatch_latency_ps;
+
+	/* A partition switch (LPID, MMU context) and a vCPU moving to
+	 * another pCPU cost more than a switch between a partition's vCPUs
+	 * on the pCPU they ran on. */
+	if (p->last_part >= 0 && p->last_part != (int)v->part->id)
+		lat += hp->partition_switch_ps;
+	if (v->last_pcpu >= 0 && v->last_pcpu != (int)p->id)
+		lat += hp->vcpu_migrate_ps;
+	hv_pcpu_start_after(p, v, t, inherit, lat);
 }
 
 /* The same, running @v after @latency. */
@@ -53,6 +63,7 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 		hv->core_busy[c]++;
 	}
 	p->cur = v;
+	p->last_part = (int)v->part->id;
 	v->pcpu = p;
 	v->state = HV_DISPATCHING;
 	p->ev_kind = HV_PCPU_DISPATCH_DONE;

@@ -61,6 +61,7 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 		pc->hv = hv;
 		pc->id = i;
 		pc->idle_since = 0;
+		pc->last_part = -1;
 		sim_event_init(&pc->ev, hv_pcpu_ev, pc, SIM_PRIO_HV);
 	}
 }

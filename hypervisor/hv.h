@@ -233,6 +233,7 @@ struct hv_pcpu {
 	/* Whose dispatch-window time the running vCPU uses: its own, or,
 	 * on a slice handed over by a confer, the conferring vCPU's. */
 	struct hv_vcpu *payer;
+	int last_part; /* the partition it ran last (-1: none yet) */
 	/* KVM halt polling: the halted vCPU this pCPU polls for, or NULL. */
 	struct hv_vcpu *polling;
 	sim_time_t poll_since;
@@ -277,6 +278,9 @@ struct hv_params {
 	unsigned int npcpus;
 	sim_time_t slice_ps;
 	sim_time_t dispatch_latency_ps;
+	/* Added when the pCPU last ran another partition, and when the
+	 * vCPU last ran on another pCPU. */
+	sim_time_t partition_switch_ps, vcpu_migrate_ps;
 	sim_time_t hcall_ps;
 	sim_time_t wake_latency_ps;
 	bool prod_cuts_directed_confer;

@@ -67,6 +67,8 @@ static double wake_wait_ns(const char *gran)
 		"[run]\nduration = 200ms\nwarmup = 20ms\n"
 		"[machine]\npcpus = 2\n"
 		"[hypervisor]\npolicy = kvm\nkick_yield = false\n"
+		"hcall = 500ns\nwake_latency = 5us\nslice = 10ms\n"
+		"halt_poll = 200us\n"
 		"wakeup_granularity = %s\n"
 		"[partition]\nvcpus = 4\n"
 		"[lock]\ntype = pv_qspinlock\npv_mapping = kvm\n"

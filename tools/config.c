@@ -286,15 +286,34 @@ static const struct cfg_key cfg_keys[] = {
 
 	{"hypervisor", "policy", CT_ENUM, "rr", 0, 0, choice_policy,
 	 OFF(policy), "dispatcher policy"},
-	{"hypervisor", "slice", CT_TIME, "10ms", T(SIM_US), T(SIM_S), NULL,
-	 OFF(slice_ps), "time slice of a dispatched vCPU"},
+	{"hypervisor", "slice", CT_TIME, "auto", T(SIM_US), T(SIM_S), NULL,
+	 OFF(slice_ps),
+	 "time slice of a dispatched vCPU; under kvm the scheduling period "
+	 "(auto: 24ms under kvm, CFS's 6 ms latency scaled for 8 or more "
+	 "CPUs; 10ms otherwise)"},
 	{"hypervisor", "dispatch_latency", CT_TIME, "2us", 0, T(10 * SIM_MS),
 	 NULL, OFF(dispatch_latency_ps),
-	 "from a pCPU choosing a vCPU to the vCPU running"},
-	{"hypervisor", "hcall", CT_TIME, "500ns", 0, T(SIM_MS), NULL,
-	 OFF(hcall_ps), "cost of one hcall (entry and exit)"},
-	{"hypervisor", "wake_latency", CT_TIME, "5us", 0, T(10 * SIM_MS), NULL,
-	 OFF(wake_latency_ps), "from H_PROD of a ceded vCPU to it runnable"},
+	 "from a pCPU choosing a vCPU of the partition it ran last to the "
+	 "vCPU running"},
+	{"hypervisor", "partition_switch", CT_TIME, "auto", 0, T(10 * SIM_MS),
+	 NULL, OFF(partition_switch_ps),
+	 "added to the dispatch latency when the pCPU last ran another "
+	 "partition (auto: 1us on POWER, half KVM-HV's exit-and-entry; 0 on "
+	 "x86)"},
+	{"hypervisor", "vcpu_migrate", CT_TIME, "0ns", 0, T(10 * SIM_MS), NULL,
+	 OFF(vcpu_migrate_ps),
+	 "added to the dispatch latency when the vCPU ran last on another "
+	 "pCPU (its caches' refill is modelled anyway)"},
+	{"hypervisor", "hcall", CT_TIME, "auto", 0, T(SIM_MS), NULL,
+	 OFF(hcall_ps),
+	 "cost of one hcall or hypercall, entry and exit (auto: 500ns under "
+	 "PowerVM and rr; under kvm 2us on POWER, KVM-HV's NULL hcall, 700ns "
+	 "on x86, a VM exit and entry)"},
+	{"hypervisor", "wake_latency", CT_TIME, "auto", 0, T(10 * SIM_MS), NULL,
+	 OFF(wake_latency_ps),
+	 "from H_PROD or a kick of a ceded or halted vCPU to it runnable "
+	 "(auto: 5us; under kvm on POWER 29us, a KVM-HV guest's measured "
+	 "shared-cede wake)"},
 	{"hypervisor", "prod_cuts_directed_confer", CT_BOOL, "false", 0, 0,
 	 NULL, OFF(prod_cuts_directed_confer),
 	 "a latched prod also makes a directed H_CONFER return at once"},
@@ -318,10 +337,11 @@ static const struct cfg_key cfg_keys[] = {
 	 "kvm: the kick hypercall yields to the kicked vCPU if it waits for "
 	 "a CPU, so it runs next on its own (KVM_HC_KICK_CPU's "
 	 "kvm_sched_yield)"},
-	{"hypervisor", "halt_poll", CT_TIME, "200us", 0, T(SIM_S), NULL,
+	{"hypervisor", "halt_poll", CT_TIME, "auto", 0, T(SIM_S), NULL,
 	 OFF(halt_poll_ps),
 	 "KVM halt polling: the longest time a halted vCPU's host thread "
-	 "polls for a wake-up before it sleeps (halt_poll_ns; 0: off)"},
+	 "polls for a wake-up before it sleeps (halt_poll_ns; auto: 200us "
+	 "on x86, 10us on POWER; 0: off)"},
 	{"hypervisor", "balance_interval", CT_TIME, "0ns", 0, T(SIM_S), NULL,
 	 OFF(balance_interval_ps),
 	 "kvm: load-balancing interval for idle pCPUs, 16 times it for busy "
@@ -790,6 +810,50 @@ static const struct cfg_preset *preset_find(const char *name)
 		if (strcmp(presets[i].name, name) == 0)
 			return &presets[i];
 	return NULL;
+}
+
+static bool power_preset(const struct qsim_config *cfg)
+{
+	return strncmp(cfg->preset, "power", 5) == 0;
+}
+
+sim_time_t cfg_hcall(const struct qsim_config *cfg)
+{
+	if (cfg->hcall_ps != SIM_TIME_NEVER)
+		return cfg->hcall_ps;
+	if (strcmp(cfg->policy, "kvm") != 0)
+		return 500 * SIM_NS;
+	return power_preset(cfg) ? 2 * SIM_US : 700 * SIM_NS;
+}
+
+sim_time_t cfg_wake_latency(const struct qsim_config *cfg)
+{
+	if (cfg->wake_latency_ps != SIM_TIME_NEVER)
+		return cfg->wake_latency_ps;
+	return strcmp(cfg->policy, "kvm") == 0 && power_preset(cfg)
+		       ? 29 * SIM_US
+		       : 5 * SIM_US;
+}
+
+sim_time_t cfg_partition_switch(const struct qsim_config *cfg)
+{
+	if (cfg->partition_switch_ps != SIM_TIME_NEVER)
+		return cfg->partition_switch_ps;
+	return power_preset(cfg) ? SIM_US : 0;
+}
+
+sim_time_t cfg_slice(const struct qsim_config *cfg)
+{
+	if (cfg->slice_ps != SIM_TIME_NEVER)
+		return cfg->slice_ps;
+	return strcmp(cfg->policy, "kvm") == 0 ? 24 * SIM_MS : 10 * SIM_MS;
+}
+
+sim_time_t cfg_halt_poll(const struct qsim_config *cfg)
+{
+	if (cfg->halt_poll_ps != SIM_TIME_NEVER)
+		return cfg->halt_poll_ps;
+	return power_preset(cfg) ? 10 * SIM_US : 200 * SIM_US;
 }
 
 sim_time_t cfg_ple_window(const struct qsim_config *cfg)

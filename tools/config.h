@@ -79,6 +79,7 @@ struct qsim_config {
 	bool whole_core;
 	sim_time_t ple_window_ps;
 	sim_time_t halt_poll_ps;
+	sim_time_t partition_switch_ps, vcpu_migrate_ps;
 	bool kick_boost;
 	bool kick_yield;
 	sim_time_t balance_interval_ps;
@@ -176,5 +177,13 @@ extern const char *const cfg_presets[];
 /* hypervisor.ple_window resolved: "auto" is the preset's window (KVM's 4096
  * cycles on x86) under policy kvm and off otherwise. */
 sim_time_t cfg_ple_window(const struct qsim_config *cfg);
+
+/* The hypervisor costs resolved ("auto": per policy and preset, with
+ * their sources in docs/hypervisor.md, "Costs"). */
+sim_time_t cfg_hcall(const struct qsim_config *cfg);
+sim_time_t cfg_wake_latency(const struct qsim_config *cfg);
+sim_time_t cfg_partition_switch(const struct qsim_config *cfg);
+sim_time_t cfg_slice(const struct qsim_config *cfg);
+sim_time_t cfg_halt_poll(const struct qsim_config *cfg);
 
 #endif

@@ -131,7 +131,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		"%s\n",
 		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
 		cfg_overcommit(cfg), cfg->policy,
-		sim_format_time(cfg->slice_ps, a, sizeof(a)));
+		sim_format_time(cfg_slice(cfg), a, sizeof(a)));
 	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s",
 		cfg->workload, cfg->nlocks, cfg->lock,
 		cfg->nlocks == 1 ? "" : "s",
