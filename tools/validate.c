@@ -11,16 +11,17 @@
 #include "tools/validate.h"
 
 /* X(name, help): the metrics a figure can use. */
-#define VAL_METRICS(X)                                                     \
-	X(throughput, "acquisitions per simulated second, all locks")      \
-	X(read_throughput, "reader acquisitions per simulated second")     \
-	X(write_throughput, "writer acquisitions per simulated second")    \
-	X(spread, "per-vCPU acquisitions, max / min (locktest's spread)")  \
-	X(jain, "Jain's fairness index over per-vCPU acquisitions")        \
-	X(spin_share, "time spinning / time dispatched (run+spin+hcall)")  \
-	X(lat_p99_ns, "acquisition latency, 99th percentile, worst lock")  \
-	X(handoff_ns, "mean release-to-next-acquire with waiters, lock 0") \
-	X(lhp_share, "waiter time lost to holder preemption / waiter time")
+#define VAL_METRICS(X)                                                      \
+	X(throughput, "acquisitions per simulated second, all locks")       \
+	X(read_throughput, "reader acquisitions per simulated second")      \
+	X(write_throughput, "writer acquisitions per simulated second")     \
+	X(spread, "per-vCPU acquisitions, max / min (locktest's spread)")   \
+	X(jain, "Jain's fairness index over per-vCPU acquisitions")         \
+	X(spin_share, "time spinning / time dispatched (run+spin+hcall)")   \
+	X(lat_p99_ns, "acquisition latency, 99th percentile, worst lock")   \
+	X(handoff_ns, "mean release-to-next-acquire with waiters, lock 0")  \
+	X(lhp_share, "waiter time lost to holder preemption / waiter time") \
+	X(units, "the workload's units of work per simulated second")
 
 enum val_metric {
 #define X(name, help) VM_##name,
@@ -356,6 +357,8 @@ static double metric_of(const struct qsim_results *r, enum val_metric m)
 		return r->nlocks ? r->locks[0].handoff_mean_ns : 0;
 	case VM_lhp_share:
 		return wait > 0 ? lhp / wait : 0;
+	case VM_units:
+		return secs > 0 ? (double)r->units / secs : 0;
 	case VM_NR:
 		break;
 	}
