@@ -5,6 +5,7 @@
  * caller-saved registers are already dead.
  */
 #include <glib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -282,6 +283,112 @@ void coroutine_fn sim_coro_yield(void)
 	QSIM_BUG_ON(swapcontext(&co->uc, &main_uc) != 0);
 #endif
 	asan_finish(fake);
+}
+
+/* --- checkpoints --- */
+
+#if defined(QSIM_CORO_ASM) && !defined(QSIM_ASAN)
+/*
+ * A small helper context per thread copies the caller's stack while the
+ * caller is suspended in sim_coro_switch (its registers pushed below its
+ * saved sp), then switches straight back.
+ */
+static __thread void *ckpt_sp;	  /* the helper, suspended */
+static __thread void *ckpt_stack; /* its stack */
+static __thread struct sim_coro *ckpt_co;
+static __thread struct sim_coro_ckpt *ckpt_req;
+
+static void ckpt_helper(void)
+{
+	for (;;) {
+		struct sim_coro *co = ckpt_co;
+		struct sim_coro_ckpt *ck = ckpt_req;
+		char *top = (char *)co->stack_lo + co->stack_bytes;
+		size_t len = (size_t)(top - (char *)co->sp);
+
+		if (len > ck->cap) {
+			ck->cap = len * 2;
+			ck->buf = g_realloc(ck->buf, ck->cap);
+		}
+		memcpy(ck->buf, co->sp, len);
+		ck->len = len;
+		ck->sp = co->sp;
+		sim_coro_switch(&ckpt_sp, co->sp);
+	}
+}
+
+static void ckpt_init(void)
+{
+	size_t bytes = 64 << 10;
+	uint64_t *sp;
+
+	ckpt_stack = g_malloc(bytes);
+	/* "ret" enters ckpt_helper as a call would: a (never used) return
+	 * address on top, so rsp + 8 is 16-byte aligned. */
+	sp = (uint64_t *)(((uintptr_t)ckpt_stack + bytes) & ~(uintptr_t)15);
+	*--sp = 0;
+	*--sp = (uint64_t)(uintptr_t)ckpt_helper;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0; /* rbp rbx r12 r13 r14 r15 */
+	ckpt_sp = sp;
+}
+
+bool sim_coro_can_checkpoint(void)
+{
+	return true;
+}
+
+bool coroutine_fn sim_coro_checkpoint(struct sim_coro_ckpt *ck)
+{
+	struct sim_coro *co = current;
+
+	QSIM_BUG_ON(co == NULL, "checkpoint outside a coroutine");
+	if (!ckpt_sp)
+		ckpt_init();
+	ck->rewound = false;
+	ckpt_co = co;
+	ckpt_req = ck;
+	sim_coro_switch(&co->sp, ckpt_sp);
+	/* Back from the helper, or resumed after a rewind. */
+	if (ck->rewound) {
+		ck->rewound = false;
+		return true;
+	}
+	return false;
+}
+
+void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck)
+{
+	QSIM_BUG_ON(co == current, "rewinding the running coroutine");
+	memcpy(ck->sp, ck->buf, ck->len);
+	co->sp = ck->sp;
+	ck->rewound = true;
+}
+#else
+bool sim_coro_can_checkpoint(void)
+{
+	return false;
+}
+
+bool coroutine_fn sim_coro_checkpoint(struct sim_coro_ckpt *ck)
+{
+	(void)ck;
+	QSIM_BUG_ON(1, "coroutine checkpoints need the x86-64 switch");
+	return false;
+}
+
+void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck)
+{
+	(void)co;
+	(void)ck;
+	QSIM_BUG_ON(1, "coroutine checkpoints need the x86-64 switch");
+}
+#endif
+
+void sim_coro_ckpt_free(struct sim_coro_ckpt *ck)
+{
+	g_free(ck->buf);
+	memset(ck, 0, sizeof(*ck));
 }
 
 void coroutine_fn sim_coro_transfer(struct sim_coro *to)

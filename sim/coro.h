@@ -40,4 +40,28 @@ struct sim_coro *sim_coro_self(void);
 /* Name of the switch implementation, for the benchmark and --version. */
 const char *sim_coro_impl(void);
 
+/*
+ * Checkpoints: a copy of a running coroutine's live stack, from which it
+ * can be resumed again later, as if sim_coro_checkpoint returned a second
+ * time (a stack-copying continuation).  The coroutine must not have
+ * changed anything else that matters meanwhile: the caller restores the
+ * rest of its state.  Only with the x86-64 switch and without
+ * AddressSanitizer (sim_coro_can_checkpoint).
+ */
+struct sim_coro_ckpt {
+	void *buf;
+	size_t cap, len;
+	void *sp;
+	bool rewound; /* set by sim_coro_rewind, cleared on return */
+};
+
+bool sim_coro_can_checkpoint(void);
+/* Take one (inside the running coroutine): false on the first return,
+ * true when it returns again after a rewind. */
+bool coroutine_fn sim_coro_checkpoint(struct sim_coro_ckpt *ck);
+/* Rewind suspended @co to @ck: its next resume returns from the
+ * sim_coro_checkpoint that took @ck. */
+void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck);
+void sim_coro_ckpt_free(struct sim_coro_ckpt *ck);
+
 #endif

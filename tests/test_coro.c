@@ -97,12 +97,63 @@ START_TEST(test_guard_page)
 END_TEST
 #endif
 
+/*
+ * A checkpoint taken inside a coroutine: after it the coroutine changes
+ * its locals and yields; rewound, it returns from the checkpoint again
+ * with the locals as they were, and can be rewound any number of times.
+ */
+static struct sim_coro_ckpt CK;
+static int ck_trace[8];
+static int ck_n;
+
+static void ck_body(void *arg)
+{
+	volatile int local = 10;
+	bool again;
+
+	(void)arg;
+	local += 5;
+	again = sim_coro_checkpoint(&CK);
+	ck_trace[ck_n++] = local * (again ? -1 : 1);
+	local += 100; /* what a rewind must undo */
+	sim_coro_yield();
+	ck_trace[ck_n++] = local;
+	sim_coro_yield();
+}
+
+START_TEST(test_checkpoint_rewind)
+{
+	struct sim_coro *co;
+
+	if (!sim_coro_can_checkpoint())
+		return; /* ucontext or ASan builds: not offered */
+	co = sim_coro_create(ck_body, NULL, 64 << 10);
+	ck_n = 0;
+	sim_coro_resume(co); /* 15, first return */
+	sim_coro_rewind(co, &CK);
+	sim_coro_resume(co); /* -15: returned again, local restored */
+	sim_coro_rewind(co, &CK);
+	sim_coro_resume(co); /* -15 once more */
+	sim_coro_resume(co); /* 115: runs on after the checkpoint */
+	ck_assert_int_eq(ck_n, 4);
+	ck_assert_int_eq(ck_trace[0], 15);
+	ck_assert_int_eq(ck_trace[1], -15);
+	ck_assert_int_eq(ck_trace[2], -15);
+	ck_assert_int_eq(ck_trace[3], 115);
+	sim_coro_resume(co);
+	ck_assert(sim_coro_finished(co));
+	sim_coro_destroy(co);
+	sim_coro_ckpt_free(&CK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("coro");
 	TCase *tc = tcase_create("coro");
 
 	tcase_add_test(tc, test_interleave);
+	tcase_add_test(tc, test_checkpoint_rewind);
 	tcase_add_test(tc, test_deep_stack_fits);
 #ifndef __SANITIZE_ADDRESS__
 	/* ASan reports the overflow itself; the fault is tested without it. */
