@@ -15,6 +15,7 @@ static sim_time_t hcall_enter(struct hv_vcpu *v)
 
 	QSIM_BUG_ON(sim_current() != c,
 		    "hcall from a vCPU that is not running");
+	sim_cpu_impure(c); /* ends a raw spin's speculation */
 	/* No sync yet: only the hcall's effect must be in time order. */
 	sim_cpu_set_acct(c, SIM_ACCT_HCALL, c->now_ps);
 	c->now_ps += v->hv->p.hcall_ps;

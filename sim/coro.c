@@ -297,6 +297,7 @@ static __thread void *ckpt_sp;	  /* the helper, suspended */
 static __thread void *ckpt_stack; /* its stack */
 static __thread struct sim_coro *ckpt_co;
 static __thread struct sim_coro_ckpt *ckpt_req;
+static __thread bool ckpt_jump; /* restore the request and go there */
 
 static void ckpt_helper(void)
 {
@@ -306,6 +307,13 @@ static void ckpt_helper(void)
 		char *top = (char *)co->stack_lo + co->stack_bytes;
 		size_t len = (size_t)(top - (char *)co->sp);
 
+		if (ckpt_jump) {
+			ckpt_jump = false;
+			memcpy(ck->sp, ck->buf, ck->len);
+			ck->rewound = true;
+			sim_coro_switch(&ckpt_sp, ck->sp);
+			continue;
+		}
 		if (len > ck->cap) {
 			ck->cap = len * 2;
 			ck->buf = g_realloc(ck->buf, ck->cap);
@@ -364,6 +372,23 @@ void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck)
 	co->sp = ck->sp;
 	ck->rewound = true;
 }
+
+void coroutine_fn sim_coro_jump(struct sim_coro_ckpt *ck)
+{
+	struct sim_coro *co = current;
+	void *abandoned;
+
+	QSIM_BUG_ON(co == NULL, "jump outside a coroutine");
+	if (!ckpt_sp)
+		ckpt_init();
+	ckpt_co = co;
+	ckpt_req = ck;
+	ckpt_jump = true;
+	/* The helper copies the frames back on its own stack: ours are
+	 * overwritten, never returned to. */
+	sim_coro_switch(&abandoned, ckpt_sp);
+	__builtin_unreachable();
+}
 #else
 bool sim_coro_can_checkpoint(void)
 {
@@ -382,6 +407,13 @@ void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck)
 	(void)co;
 	(void)ck;
 	QSIM_BUG_ON(1, "coroutine checkpoints need the x86-64 switch");
+}
+
+void coroutine_fn sim_coro_jump(struct sim_coro_ckpt *ck)
+{
+	(void)ck;
+	QSIM_BUG_ON(1, "coroutine checkpoints need the x86-64 switch");
+	__builtin_unreachable();
 }
 #endif
 

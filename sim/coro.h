@@ -62,6 +62,10 @@ bool coroutine_fn sim_coro_checkpoint(struct sim_coro_ckpt *ck);
 /* Rewind suspended @co to @ck: its next resume returns from the
  * sim_coro_checkpoint that took @ck. */
 void sim_coro_rewind(struct sim_coro *co, struct sim_coro_ckpt *ck);
+/* From inside the coroutine that took @ck: abandon the current frames
+ * and return from that sim_coro_checkpoint again (true). */
+__attribute__((noreturn)) void coroutine_fn
+sim_coro_jump(struct sim_coro_ckpt *ck);
 void sim_coro_ckpt_free(struct sim_coro_ckpt *ck);
 
 #endif

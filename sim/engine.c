@@ -131,6 +131,8 @@ void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 		    (topo->smt * topo->cores_per_chip);
 	if (!s->nchips)
 		s->nchips = 1;
+	s->on_pcpu = g_new0(struct sim_cpu *, topo->npcpus ? topo->npcpus : 1);
+	s->rspin_on = sim_coro_can_checkpoint();
 	if (topo->smt > 1 && topo->smt_tput[0]) {
 		cores = (topo->npcpus + topo->smt - 1) / topo->smt;
 		s->level = g_new0(uint8_t, topo->npcpus);
@@ -148,8 +150,10 @@ static enum sim_thread_level cpu_level(const struct sim_cpu *c)
 	return SIM_THREAD_BUSY;
 }
 
-/* Hardware thread @pcpu now runs at @lv (the SMT share of its core). */
-static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv)
+/* Hardware thread @pcpu now runs at @lv (the SMT share of its core), from
+ * @t: a raw spin waiting on the core replays up to then. */
+static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
+			 sim_time_t t)
 {
 	unsigned int core;
 	uint8_t old;
@@ -169,6 +173,11 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv)
 	else if (lv == SIM_THREAD_LOW)
 		s->core_low[core]++;
 	s->level[pcpu] = (uint8_t)lv;
+	/* A raw spin waiting on the core replays up to now: the share is
+	 * read live, as of the event being processed. */
+	(void)t;
+	if (s->rspin_on)
+		sim_rspin_core_changed(s, pcpu, s->now_ps);
 }
 
 void sim_set_seed(struct sim *s, uint64_t seed)
@@ -180,6 +189,10 @@ void sim_set_seed(struct sim *s, uint64_t seed)
 void sim_destroy(struct sim *s)
 {
 	struct sim_lineq *q;
+
+	for (unsigned int i = 0; i < s->ncpus; i++)
+		sim_rspin_free(s->cpus[i]);
+	g_free(s->on_pcpu);
 
 	for (size_t i = 0; s->mem.lines && i < s->mem.nlines; i++) {
 		q = s->mem.lines[i].q;
@@ -298,6 +311,9 @@ static void cpu_main(void *arg)
 	struct sim_cpu *c = arg;
 
 	c->fn(c, c->arg);
+	/* Its end is an operation too: a raw spin's speculation ends here,
+	 * and whatever touches the cpu before is replayed. */
+	sim_cpu_impure(c);
 	c->state = SIM_CPU_DONE;
 	cpu_drop_stale_event(c);
 }
@@ -401,7 +417,9 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 		    "cpu %u dispatched in state %d", c->id, c->state);
 	c->dispatched = true;
 	c->pcpu = pcpu;
-	thread_level(s, pcpu, cpu_level(c));
+	if (s->on_pcpu && pcpu >= 0)
+		s->on_pcpu[pcpu] = c;
+	thread_level(s, pcpu, cpu_level(c), t);
 	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN, t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, true, t);
@@ -509,8 +527,11 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 	struct sim *s = c->sim;
 
 	QSIM_BUG_ON(!c->dispatched, "cpu %u undispatched twice", c->id);
+	sim_rspin_abort(c, t); /* a raw spin replays up to here */
 	c->dispatched = false;
-	thread_level(s, c->pcpu, SIM_THREAD_IDLE);
+	if (s->on_pcpu && c->pcpu >= 0)
+		s->on_pcpu[c->pcpu] = NULL;
+	thread_level(s, c->pcpu, SIM_THREAD_IDLE, t);
 	sim_cpu_set_acct(c, idle ? SIM_ACCT_IDLE : SIM_ACCT_PREEMPTED, t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, false, t);
@@ -542,8 +563,10 @@ void sim_cpu_steal(struct sim_cpu *c, sim_time_t t, sim_time_t d)
 {
 	sim_time_t left;
 
-	if (!c->dispatched ||
-	    (c->state != SIM_CPU_READY && c->state != SIM_CPU_WAITING))
+	if (!c->dispatched)
+		return;
+	sim_rspin_abort(c, t); /* a raw spin replays up to here */
+	if (c->state != SIM_CPU_READY && c->state != SIM_CPU_WAITING)
 		return;
 	left = cpu_stop(c, t);
 	c->state = SIM_CPU_READY;
@@ -621,14 +644,19 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
 
 void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low)
 {
+	if (c->hmt_low != low)
+		sim_cpu_impure(c);
 	c->hmt_low = low;
 	if (c->dispatched)
-		thread_level(c->sim, c->pcpu, cpu_level(c));
+		thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
 }
 
 void sim_report_violation(struct sim_cpu *c, const char *msg)
 {
 	struct sim *s = c->sim;
+
+	if (c == s->cur)
+		sim_cpu_impure(c); /* found by the running cpu's own code */
 
 	if (s->violation_hook)
 		s->violation_hook(s->hook_data, c, msg);
@@ -932,6 +960,17 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 
 	QSIM_BUG_ON(!sim_mem_contains(m, p), "access outside the arena");
 	line = sim_mem_line_of(m, p);
+	if (c->rs) {
+		/* Raw spin loops (sim/rspin.c): a read of a held line runs
+		 * ahead in a speculation or a replay; anything else ends
+		 * one, and a miss is no spin. */
+		if (kind != SIM_READ)
+			sim_rspin_impure(c);
+		else if (c->rs->phase != SIM_RS_OFF && sim_rspin_read(c, line))
+			return;
+		else if (!sim_mem_holds(m, line, c->pcpu))
+			sim_rspin_impure(c);
+	}
 	c->larx_held = kind == SIM_RMW;
 	if (kind == SIM_RMW || kind == SIM_RMW_RESV) {
 		if (!m->topo.llsc) {
@@ -1001,6 +1040,7 @@ bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p)
 
 	QSIM_BUG_ON(m->topo.llsc && c->larx_line != sim_mem_line_of(m, p),
 		    "stcx. to another line than its larx");
+	sim_cpu_impure(c);
 	if (!m->topo.llsc)
 		return true; /* the locked atomic did it all */
 	/* The atomic's own work between its larx and its stcx. */
@@ -1052,6 +1092,14 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		struct sim_watch *next = w->next;
 		struct sim_cpu *c = w->cpu;
 		struct sim_wait *wt = &c->wait;
+
+		if (w->rspin) {
+			/* A raw spin read this line: it replays up to now. */
+			c->wakeups++;
+			sim_rspin_abort(c, t);
+			w = next;
+			continue;
+		}
 		/*
 		 * The evaluation that reads this line at or after the write
 		 * sees it; the line is read off_ps into each evaluation.
@@ -1093,11 +1141,12 @@ void sim_mem_poke(struct sim *s, const void *p, sim_time_t t)
 
 void sim_wait_begin(struct sim_cpu *c)
 {
+	sim_cpu_impure(c);
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
 	c->wait.active = true;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
-	thread_level(c->sim, c->pcpu, cpu_level(c));
+	thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
 	sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
 	if (c->sim->spin_hook)
 		c->sim->spin_hook(c->sim->spin_data, c, true, c->now_ps);
@@ -1108,7 +1157,7 @@ void sim_wait_end(struct sim_cpu *c)
 	c->wait.active = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
-	thread_level(c->sim, c->pcpu, cpu_level(c));
+	thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
 	sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
 	if (c->sim->spin_hook)
 		c->sim->spin_hook(c->sim->spin_data, c, false, c->now_ps);

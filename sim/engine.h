@@ -93,6 +93,67 @@ struct sim_watch {
 	struct sim_cpu *cpu;
 	size_t line;
 	sim_time_t off_ps; /* when in an evaluation this line is read */
+	bool rspin;	   /* a raw spin's watch (sim/rspin.c) */
+};
+
+/*
+ * Raw spin loops without an event per iteration (sim/rspin.c,
+ * docs/design.md "Raw spin loops").  Code that spins as
+ * `while (...) { READ_ONCE(...); cpu_relax(); }`, with or without a
+ * count, would cost an event per iteration.  Two cpu_relax() in a row
+ * with only reads of lines the cpu's cache holds between them make the
+ * engine take a checkpoint (the coroutine's stack, sim/coro.h, and the
+ * cpu state a loop changes), run ahead without syncing while the code
+ * only reads held lines and relaxes (speculation), and wait at the first
+ * other operation, watching the lines read.  If nothing touches the cpu
+ * before then, the speculation was the truth.  If something does at x (a
+ * write to a watched line, an interrupt, an undispatch, a change of its
+ * core's SMT share), the cpu is rewound and replays the loop, with the
+ * lines' old bytes, up to x, where the event takes effect.
+ *
+ *   R1  A cpu in speculation or replay performs no operation visible to
+ *       another cpu, and no other cpu runs meanwhile.
+ *   R2  The reads, times and counts are exactly those of iterating with
+ *       an event per iteration.
+ */
+#define SIM_RSPIN_LINES 8
+
+enum sim_rspin_phase {
+	SIM_RS_OFF,    /* running normally */
+	SIM_RS_SPEC,   /* running ahead from the checkpoint */
+	SIM_RS_WAIT,   /* suspended at the speculation's end, watching */
+	SIM_RS_REPLAY, /* rewound: running the loop again up to an event */
+	SIM_RS_REWIND, /* to be rewound when it next runs (waits as READY) */
+};
+
+struct sim_rspin {
+	enum sim_rspin_phase phase;
+	bool step_impure;	 /* a non-read since the last relax */
+	unsigned int pure_steps; /* relaxes in a row with only reads */
+	uint64_t cap;		 /* relaxes a speculation may run */
+	uint64_t iters;		 /* relaxes in this speculation */
+	struct sim_coro_ckpt ck;
+	/* The cpu at the checkpoint (the rest of it a loop cannot change
+	 * without leaving the speculation). */
+	sim_time_t t0, access_ps, store_done_ps, acct_since;
+	int acct_state;
+	sim_time_t acct_ps[SIM_ACCT_NR];
+	uint64_t counters[SIM_CPU_COUNTERS];
+	struct sim_rng mrng;
+	/* The lines read since: version, bytes, and what a read costs (a
+	 * hit, or no earlier than the cache's own fill arrives). */
+	unsigned int nlines;
+	size_t lines[SIM_RSPIN_LINES];
+	uint64_t versions[SIM_RSPIN_LINES];
+	sim_time_t hit_ps[SIM_RSPIN_LINES], fill_ps[SIM_RSPIN_LINES];
+	struct sim_watch watch[SIM_RSPIN_LINES];
+	unsigned int nwatch;
+	uint8_t *old, *cur; /* nlines x line bytes */
+	bool swapped;	    /* replay: old bytes in memory */
+	/* Replay: up to this time; the cpu was resumed at resume_ps. */
+	sim_time_t until, resume_ps;
+	sim_time_t te; /* where the speculation ended */
+	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
 };
 
 struct sim_wait {
@@ -164,6 +225,7 @@ struct sim_cpu {
 	sim_time_t irq_ps; /* time they took */
 	/* Event counters; the lock layer names the slots (lock_events.h). */
 	uint64_t counters[SIM_CPU_COUNTERS];
+	struct sim_rspin *rs; /* raw spin state, NULL until first needed */
 };
 
 /*
@@ -220,7 +282,11 @@ struct sim {
 	struct sim_lineq *lq_free; /* spare line queues */
 	unsigned int ndoms;	   /* cache domains */
 	unsigned int nchips;	   /* chips (sockets) */
-	uint64_t line_waits;	   /* accesses that waited for a line */
+	/* Raw spin loops (sim/rspin.c): on, and what it did. */
+	bool rspin_on;
+	uint64_t rspin_specs, rspin_aborts, rspin_relaxes;
+	struct sim_cpu **on_pcpu; /* the cpu dispatched on each pCPU */
+	uint64_t line_waits;	  /* accesses that waited for a line */
 	struct sim_noise noise;
 	/* SMT: each hardware thread's level, each core's busy and low
 	 * threads, and the slowdown of a busy and of a low thread (Q16,
@@ -275,27 +341,55 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
  * @ps of pipeline work on @c's hardware thread, stretched by what the
  * other threads of its core take (the SMT share at this moment).
  */
-static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
+/* The factor (65536 = 1) by which @c's work stretches now. */
+static inline uint32_t sim_cpu_slow(const struct sim_cpu *c)
 {
 	const struct sim *s = c->sim;
 	unsigned int core;
-	uint32_t slow;
 
 	if (!s->level || c->pcpu < 0)
-		return ps;
+		return 65536;
 	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
 	 * pausing thread's loop does not slow with its siblings' work. */
 	if (!c->hmt_low && c->wait.active && s->mem.topo.relax_yields)
-		return ps;
+		return 65536;
 	core = (unsigned int)c->pcpu / s->mem.topo.smt;
-	slow = s->level[c->pcpu] == SIM_THREAD_LOW
+	return s->level[c->pcpu] == SIM_THREAD_LOW
 		       ? s->slow_low[s->core_busy[core]][s->core_low[core]]
 		       : s->slow_busy[s->core_busy[core]][s->core_low[core]];
+}
+
+static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
+{
+	uint32_t slow = sim_cpu_slow(c);
+
 	return slow == 65536 ? ps : (ps * slow) >> 16;
+}
+
+/* Raw spin loops (sim/rspin.c). */
+/* One cpu_relax() of @base_ps (jittered, stretched by the SMT share). */
+void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps);
+/* A read of @line in a speculation or replay: true if done. */
+bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
+/* Before any operation but a read of a held line or a relax. */
+void coroutine_fn sim_rspin_impure(struct sim_cpu *c);
+/* Something touches @c at @x: if it waits at a speculation's end, rewind
+ * it to replay up to @x (it is then READY); false if it was not. */
+bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
+/* The SMT share of @pcpu's core changed at @t. */
+void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t);
+void sim_rspin_free(struct sim_cpu *c);
+
+static inline void coroutine_fn sim_cpu_impure(struct sim_cpu *c)
+{
+	if (c->rs)
+		sim_rspin_impure(c);
 }
 
 static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 {
+	if (__builtin_expect(c->rs != NULL && c->rs->phase != SIM_RS_OFF, 0))
+		sim_rspin_impure(c);
 	if (__builtin_expect(c->now_ps > sim_evq_horizon(&c->sim->q, &c->ev),
 			     0))
 		sim_cpu_yield(c);
@@ -312,6 +406,7 @@ static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 
 static inline void coroutine_fn sim_cpu_point(struct sim_cpu *c, int point)
 {
+	sim_cpu_impure(c);
 	if (c->sim->point_hook)
 		c->sim->point_hook(c->sim->point_data, c, point);
 }
@@ -319,6 +414,8 @@ static inline void coroutine_fn sim_cpu_point(struct sim_cpu *c, int point)
 static inline void sim_cpu_trace(struct sim_cpu *c, const char *fmt, int64_t a,
 				 int64_t b)
 {
+	if (c->rs && c->rs->phase != SIM_RS_OFF)
+		sim_rspin_impure(c); /* a trace ends a speculation (R1) */
 	sim_trace_add(&c->sim->trace, c->now_ps, (int32_t)c->id, fmt, a, b);
 }
 

@@ -240,6 +240,10 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(relax_yields),
 	 "cpu_relax() yields the core (x86 pause, POWER10 pause_short): every "
 	 "spin loop runs at low SMT priority, not only HMT_low ones"},
+	{"machine", "raw_spin", CT_BOOL, "true", 0, 0, NULL, OFF(raw_spin),
+	 "raw spin loops (READ_ONCE and cpu_relax) run ahead from a "
+	 "checkpoint instead of an event per iteration; the same results "
+	 "(docs/design.md)"},
 	{"machine", "atomics", CT_ENUM, PRESET, 0, 0, choice_atomics,
 	 OFF(atomics),
 	 "llsc: larx/stcx. pairs that can lose their reservation (POWER); "

@@ -60,6 +60,7 @@ struct qsim_config {
 	unsigned int hmt_low_pct;
 	char *atomics;
 	bool relax_yields;
+	bool raw_spin;
 	/* [cost] */
 	struct sim_cost cost;
 	/* [guest] */

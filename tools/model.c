@@ -340,6 +340,12 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		}
 		counter_add(res->counters, "sim_resv_lost", lost);
 		counter_add(res->counters, "sim_line_waits", r->sim.line_waits);
+		counter_add(res->counters, "sim_rspin_specs",
+			    r->sim.rspin_specs);
+		counter_add(res->counters, "sim_rspin_aborts",
+			    r->sim.rspin_aborts);
+		counter_add(res->counters, "sim_rspin_relaxes",
+			    r->sim.rspin_relaxes);
 		counter_add(res->counters, "sim_irqs", irqs);
 		counter_add(res->counters, "sim_irq_ps", irq_ps);
 	}
@@ -462,6 +468,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	sim_init(&r->sim, arena, cfg->line_bytes, &cfg->cost, &topo,
 		 (size_t)cfg->stack_kib << 10);
 	sim_set_seed(&r->sim, cfg->seed);
+	r->sim.rspin_on = r->sim.rspin_on && cfg->raw_spin;
 	r->sim.noise = (struct sim_noise){
 		.tick_period_ps = cfg->hz ? SIM_S / cfg->hz : 0,
 		.tick_ps = cfg->tick_ps,

@@ -32,9 +32,7 @@ void lk_shim_relax(void)
 	struct sim_cpu *c = sim_current();
 
 	if (c)
-		c->now_ps += sim_cpu_scale(
-			c, sim_mem_jitter(&c->sim->mem,
-					  c->sim->mem.cost.relax_ps, &c->mrng));
+		sim_relax(c, c->sim->mem.cost.relax_ps);
 }
 
 static struct hv_vcpu *self(void)

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Raw spin loops without an event per iteration: speculation from a
+ * checkpoint, and replay when something touches the cpu before the
+ * speculation's end.  The mechanism and its invariants (R1, R2) are in
+ * sim/engine.h; the decisions in docs/design.md, "Raw spin loops".
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+
+#define RSPIN_CAP_MIN 64
+#define RSPIN_CAP_MAX (1u << 20)
+
+static struct sim_rspin *rspin_of(struct sim_cpu *c)
+{
+	if (!c->rs) {
+		c->rs = g_new0(struct sim_rspin, 1);
+		c->rs->cap = RSPIN_CAP_MIN;
+	}
+	return c->rs;
+}
+
+void sim_rspin_free(struct sim_cpu *c)
+{
+	if (!c->rs)
+		return;
+	sim_coro_ckpt_free(&c->rs->ck);
+	g_free(c->rs->old);
+	g_free(c->rs->cur);
+	g_free(c->rs);
+	c->rs = NULL;
+}
+
+static size_t line_bytes(const struct sim_mem *m)
+{
+	return (size_t)1 << m->line_shift;
+}
+
+static uint8_t *line_addr(const struct sim_mem *m, size_t line)
+{
+	return m->base + (line << m->line_shift);
+}
+
+static int find_line(const struct sim_rspin *rs, size_t line)
+{
+	for (unsigned int i = 0; i < rs->nlines; i++)
+		if (rs->lines[i] == line)
+			return (int)i;
+	return -1;
+}
+
+/* --- the checkpoint's cpu state --- */
+
+static void save_cpu(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	rs->t0 = c->now_ps;
+	rs->access_ps = c->access_ps;
+	rs->store_done_ps = c->store_done_ps;
+	rs->acct_state = (int)c->acct_state;
+	rs->acct_since = c->acct_since;
+	memcpy(rs->acct_ps, c->acct_ps, sizeof(rs->acct_ps));
+	memcpy(rs->counters, c->counters, sizeof(rs->counters));
+	rs->mrng = c->mrng;
+}
+
+static void restore_cpu(struct sim_cpu *c, const struct sim_rspin *rs)
+{
+	c->now_ps = rs->t0;
+	c->access_ps = rs->access_ps;
+	c->store_done_ps = rs->store_done_ps;
+	c->acct_state = (enum sim_acct)rs->acct_state;
+	c->acct_since = rs->acct_since;
+	memcpy(c->acct_ps, rs->acct_ps, sizeof(rs->acct_ps));
+	memcpy(c->counters, rs->counters, sizeof(rs->counters));
+	c->mrng = rs->mrng;
+}
+
+/* --- watches on the lines a speculation read --- */
+
+static void watch_lines(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	struct sim_line *lines = c->sim->mem.lines;
+
+	for (unsigned int i = 0; i < rs->nlines; i++) {
+		struct sim_watch *w = &rs->watch[i];
+		struct sim_line *l = &lines[rs->lines[i]];
+
+		w->cpu = c;
+		w->line = rs->lines[i];
+		w->off_ps = 0;
+		w->rspin = true;
+		w->prev = NULL;
+		w->next = l->watchers;
+		if (l->watchers)
+			l->watchers->prev = w;
+		l->watchers = w;
+	}
+	rs->nwatch = rs->nlines;
+}
+
+static void unwatch_lines(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	struct sim_line *lines = c->sim->mem.lines;
+
+	for (unsigned int i = 0; i < rs->nwatch; i++) {
+		struct sim_watch *w = &rs->watch[i];
+
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			lines[w->line].watchers = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		w->next = w->prev = NULL;
+	}
+	rs->nwatch = 0;
+}
+
+/* --- replay --- */
+
+/* Put the old bytes of the lines that changed since the checkpoint in
+ * memory (@in), or the current ones back (!@in).  Nobody else runs in
+ * between (R1). */
+static void swap_lines(struct sim_cpu *c, struct sim_rspin *rs, bool in)
+{
+	const struct sim_mem *m = &c->sim->mem;
+	size_t lb = line_bytes(m);
+
+	for (unsigned int i = 0; i < rs->nlines; i++) {
+		uint8_t *mem = line_addr(m, rs->lines[i]);
+
+		if (m->lines[rs->lines[i]].version == rs->versions[i])
+			continue;
+		if (in) {
+			memcpy(rs->cur + i * lb, mem, lb);
+			memcpy(mem, rs->old + i * lb, lb);
+		} else {
+			memcpy(mem, rs->cur + i * lb, lb);
+		}
+	}
+	rs->swapped = in;
+}
+
+/* The replay has reached the event that stopped the speculation: the
+ * event takes effect here (its delay is added) and the cpu goes on. */
+static void replay_check(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	if (c->now_ps < rs->until)
+		return;
+	if (rs->swapped)
+		swap_lines(c, rs, false);
+	c->now_ps += rs->resume_ps - rs->until;
+	rs->phase = SIM_RS_OFF;
+	rs->pure_steps = 0;
+	rs->step_impure = false;
+}
+
+static void replay_start(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	rs->resume_ps = c->now_ps; /* when it was resumed: set on entry */
+	c->now_ps = rs->t0;
+	swap_lines(c, rs, true);
+	rs->phase = SIM_RS_REPLAY;
+	replay_check(c, rs);
+}
+
+/* --- speculation --- */
+
+/*
+ * The speculation ends at local time te (the code is about to do
+ * something other than read a held line or relax, or the cap is
+ * reached).  Unless nothing can come before te, wait there watching the
+ * lines read; an event before te rewinds the cpu (sim_rspin_abort) and
+ * this never returns.  Returned: the speculation was the truth.
+ */
+static void coroutine_fn spec_end(struct sim_cpu *c, struct sim_rspin *rs,
+				  bool cap)
+{
+	struct sim *s = c->sim;
+
+	rs->te = c->now_ps;
+	if (c->now_ps > sim_evq_horizon(&s->q, &c->ev)) {
+		watch_lines(c, rs);
+		rs->phase = SIM_RS_WAIT;
+		sim_cpu_yield(c);
+		if (rs->phase == SIM_RS_REWIND)
+			sim_coro_jump(&rs->ck); /* back into spec_start */
+		unwatch_lines(c, rs);
+	}
+	rs->phase = SIM_RS_OFF;
+	rs->step_impure = false;
+	if (cap) {
+		/* Still spinning: speculate again at the next relax, on a
+		 * longer leash. */
+		rs->pure_steps = 2;
+		rs->cap = SIM_MIN(rs->cap * 2, (uint64_t)RSPIN_CAP_MAX);
+	} else {
+		rs->pure_steps = 0;
+		rs->cap = RSPIN_CAP_MIN;
+	}
+}
+
+static void coroutine_fn spec_start(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	size_t lb = line_bytes(&c->sim->mem);
+
+	if (!rs->old) {
+		rs->old = g_malloc(SIM_RSPIN_LINES * lb);
+		rs->cur = g_malloc(SIM_RSPIN_LINES * lb);
+	}
+	save_cpu(c, rs);
+	rs->nlines = 0;
+	rs->iters = 0;
+	c->sim->rspin_specs++;
+	if (sim_coro_checkpoint(&rs->ck)) {
+		replay_start(c, rs);
+		return;
+	}
+	rs->phase = SIM_RS_SPEC;
+}
+
+void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps)
+{
+	struct sim *s = c->sim;
+	struct sim_rspin *rs = c->rs;
+	sim_time_t cost = sim_mem_jitter(&s->mem, base_ps, &c->mrng);
+
+	/* In a replay the core's share is the checkpoint's: a change of it
+	 * would have ended the speculation. */
+	if (rs && rs->phase == SIM_RS_REPLAY)
+		c->now_ps += (cost * rs->slow) >> 16;
+	else
+		c->now_ps += sim_cpu_scale(c, cost);
+	if (!s->rspin_on)
+		return;
+	rs = rspin_of(c);
+	switch (rs->phase) {
+	case SIM_RS_SPEC:
+		s->rspin_relaxes++;
+		if (++rs->iters >= rs->cap)
+			spec_end(c, rs, true);
+		return;
+	case SIM_RS_REPLAY:
+		replay_check(c, rs);
+		return;
+	case SIM_RS_OFF:
+		if (rs->step_impure)
+			rs->pure_steps = 0;
+		else
+			rs->pure_steps++;
+		rs->step_impure = false;
+		if (rs->pure_steps >= 2 && c->dispatched &&
+		    sim_coro_can_checkpoint()) {
+			rs->slow = sim_cpu_slow(c);
+			spec_start(c, rs);
+		}
+		return;
+	case SIM_RS_WAIT:
+	case SIM_RS_REWIND:
+		break;
+	}
+	QSIM_BUG_ON(1, "relax while waiting at a speculation's end");
+}
+
+bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
+{
+	struct sim_rspin *rs = c->rs;
+	const struct sim_mem *m = &c->sim->mem;
+	int i;
+
+	if (rs->phase == SIM_RS_REPLAY) {
+		replay_check(c, rs);
+		if (rs->phase != SIM_RS_REPLAY)
+			return false;
+		i = find_line(rs, line);
+		QSIM_BUG_ON(i < 0, "cpu %u: raw spin replay read another line",
+			    c->id);
+	} else {
+		QSIM_BUG_ON(rs->phase != SIM_RS_SPEC);
+		i = find_line(rs, line);
+		if (i < 0) {
+			const struct sim_line *l = &m->lines[line];
+			int dom = sim_mem_domain(m, c->pcpu);
+
+			if (!sim_mem_holds(m, line, c->pcpu) ||
+			    rs->nlines == SIM_RSPIN_LINES) {
+				/* A miss changes the line: not a spin. */
+				spec_end(c, rs, false);
+				return false;
+			}
+			i = (int)rs->nlines++;
+			rs->lines[i] = line;
+			rs->versions[i] = l->version;
+			memcpy(rs->old + (size_t)i * line_bytes(m),
+			       line_addr(m, line), line_bytes(m));
+			rs->hit_ps[i] = sim_mem_dist_cost(
+				m, sim_mem_dist(m, c->pcpu, l->src_pcpu) ==
+						   SIM_DIST_SMT
+					   ? SIM_DIST_SMT
+					   : SIM_DIST_HIT);
+			rs->fill_ps[i] = l->fill_dom == dom ? l->fill_until : 0;
+		}
+	}
+	/* A hit, as sim_mem_touch gives it for a line the cache holds. */
+	c->access_ps = c->now_ps;
+	c->now_ps = SIM_MAX(c->now_ps + rs->hit_ps[i], rs->fill_ps[i]);
+	return true;
+}
+
+void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
+{
+	struct sim_rspin *rs = c->rs;
+
+	switch (rs->phase) {
+	case SIM_RS_OFF:
+		rs->step_impure = true;
+		rs->pure_steps = 0;
+		return;
+	case SIM_RS_SPEC:
+		spec_end(c, rs, false);
+		return;
+	case SIM_RS_REPLAY:
+		replay_check(c, rs);
+		QSIM_BUG_ON(
+			rs->phase == SIM_RS_REPLAY,
+			"cpu %u: raw spin replay left the loop early: at %lu, "
+			"until %lu, checkpoint %lu, speculation end %lu",
+			c->id, (unsigned long)c->now_ps,
+			(unsigned long)rs->until, (unsigned long)rs->t0,
+			(unsigned long)rs->te);
+		rs->step_impure = true;
+		return;
+	case SIM_RS_WAIT:
+	case SIM_RS_REWIND:
+		break;
+	}
+	QSIM_BUG_ON(1, "cpu %u acts while waiting at a speculation's end",
+		    c->id);
+}
+
+bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
+{
+	struct sim_rspin *rs = c->rs;
+	struct sim *s = c->sim;
+
+	if (!rs || rs->phase != SIM_RS_WAIT)
+		return false;
+	QSIM_BUG_ON(x > rs->te,
+		    "cpu %u: an event at %lu reached a raw spin "
+		    "that waits at %lu",
+		    c->id, (unsigned long)x, (unsigned long)rs->te);
+	unwatch_lines(c, rs);
+	sim_evq_cancel(&s->q, &c->ev);
+	/* Its stack may be in use right now (events run on the stack of
+	 * the cpu that yielded): it rewinds itself when it next runs. */
+	restore_cpu(c, rs);
+	rs->phase = SIM_RS_REWIND;
+	rs->until = SIM_MAX(x, rs->t0);
+	s->rspin_aborts++;
+	/* Ready to replay up to the event; the caller applies it. */
+	c->state = SIM_CPU_READY;
+	sim_evq_push(&s->q, &c->ev, rs->until);
+	return true;
+}
+
+void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
+{
+	unsigned int smt = s->mem.topo.smt ? s->mem.topo.smt : 1;
+	unsigned int lo = (unsigned int)pcpu / smt * smt;
+
+	for (unsigned int p = lo; p < lo + smt && p < s->mem.topo.npcpus; p++) {
+		struct sim_cpu *o = s->on_pcpu[p];
+
+		if (o && o->rs && o->rs->phase == SIM_RS_WAIT)
+			sim_rspin_abort(o, t);
+	}
+}
