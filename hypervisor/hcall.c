@@ -27,8 +27,7 @@ static long hcall_exit(struct hv_vcpu *v, long ret)
 {
 	struct sim_cpu *c = v->cpu;
 
-	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN,
-			 c->now_ps);
+	sim_cpu_set_acct(c, sim_cpu_busy_acct(c), c->now_ps);
 	return ret;
 }
 

@@ -420,7 +420,7 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 	if (s->on_pcpu && pcpu >= 0)
 		s->on_pcpu[pcpu] = c;
 	thread_level(s, pcpu, cpu_level(c), t);
-	sim_cpu_set_acct(c, c->wait.active ? SIM_ACCT_SPIN : SIM_ACCT_RUN, t);
+	sim_cpu_set_acct(c, sim_cpu_busy_acct(c), t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, true, t);
 	if (c->state == SIM_CPU_DONE)
@@ -968,8 +968,6 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			sim_rspin_impure(c);
 		else if (c->rs->phase != SIM_RS_OFF && sim_rspin_read(c, line))
 			return;
-		else if (!sim_mem_holds(m, line, c->pcpu))
-			sim_rspin_impure(c);
 	}
 	c->larx_held = kind == SIM_RMW;
 	if (kind == SIM_RMW || kind == SIM_RMW_RESV) {
@@ -1003,6 +1001,10 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 		return;
 	} else {
 		line_acquire(c, line, kind);
+		/* A miss is no spin: known only now, in time order. */
+		if (kind == SIM_READ && c->rs &&
+		    !sim_mem_holds(m, line, c->pcpu))
+			sim_rspin_impure(c);
 	}
 	c->access_ps = c->now_ps;
 	done = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps, &c->mrng);

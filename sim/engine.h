@@ -154,6 +154,9 @@ struct sim_rspin {
 	sim_time_t until, resume_ps;
 	sim_time_t te; /* where the speculation ended */
 	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
+	/* Its time is accounted as spin (SIM_ACCT_SPIN) from the checkpoint
+	 * to the first operation that is not a read or a relax. */
+	bool spin_acct, spin_acct_ck, spin_acct_saved;
 };
 
 struct sim_wait {
@@ -379,6 +382,14 @@ bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
 /* The SMT share of @pcpu's core changed at @t. */
 void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t);
 void sim_rspin_free(struct sim_cpu *c);
+
+/* The accounting state of a dispatched cpu that is not in an hcall:
+ * spin inside a wait section or a raw spin loop, else run. */
+static inline enum sim_acct sim_cpu_busy_acct(const struct sim_cpu *c)
+{
+	return c->wait.active || (c->rs && c->rs->spin_acct) ? SIM_ACCT_SPIN
+							     : SIM_ACCT_RUN;
+}
 
 static inline void coroutine_fn sim_cpu_impure(struct sim_cpu *c)
 {

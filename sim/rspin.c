@@ -63,9 +63,10 @@ static void save_cpu(struct sim_cpu *c, struct sim_rspin *rs)
 	memcpy(rs->acct_ps, c->acct_ps, sizeof(rs->acct_ps));
 	memcpy(rs->counters, c->counters, sizeof(rs->counters));
 	rs->mrng = c->mrng;
+	rs->spin_acct_saved = rs->spin_acct;
 }
 
-static void restore_cpu(struct sim_cpu *c, const struct sim_rspin *rs)
+static void restore_cpu(struct sim_cpu *c, struct sim_rspin *rs)
 {
 	c->now_ps = rs->t0;
 	c->access_ps = rs->access_ps;
@@ -75,6 +76,23 @@ static void restore_cpu(struct sim_cpu *c, const struct sim_rspin *rs)
 	memcpy(c->acct_ps, rs->acct_ps, sizeof(rs->acct_ps));
 	memcpy(c->counters, rs->counters, sizeof(rs->counters));
 	c->mrng = rs->mrng;
+	rs->spin_acct = rs->spin_acct_saved;
+	/* The checkpoint's switch to spin accounting, done again. */
+	if (rs->spin_acct_ck) {
+		sim_cpu_set_acct(c, SIM_ACCT_SPIN, rs->t0);
+		rs->spin_acct = true;
+	}
+}
+
+/* Spin accounting: from the checkpoint of a raw loop to its first
+ * operation that is not a read or a relax. */
+static void spin_acct_end(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	if (!rs->spin_acct)
+		return;
+	rs->spin_acct = false;
+	if (c->acct_state == SIM_ACCT_SPIN && !c->wait.active)
+		sim_cpu_set_acct(c, SIM_ACCT_RUN, c->now_ps);
 }
 
 /* --- watches on the lines a speculation read --- */
@@ -199,6 +217,7 @@ static void coroutine_fn spec_end(struct sim_cpu *c, struct sim_rspin *rs,
 	} else {
 		rs->pure_steps = 0;
 		rs->cap = RSPIN_CAP_MIN;
+		spin_acct_end(c, rs);
 	}
 }
 
@@ -218,6 +237,11 @@ static void coroutine_fn spec_start(struct sim_cpu *c, struct sim_rspin *rs)
 		replay_start(c, rs);
 		return;
 	}
+	rs->spin_acct_ck = !rs->spin_acct && c->acct_state == SIM_ACCT_RUN;
+	if (rs->spin_acct_ck) {
+		sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
+		rs->spin_acct = true;
+	}
 	rs->phase = SIM_RS_SPEC;
 }
 
@@ -233,8 +257,6 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps)
 		c->now_ps += (cost * rs->slow) >> 16;
 	else
 		c->now_ps += sim_cpu_scale(c, cost);
-	if (!s->rspin_on)
-		return;
 	rs = rspin_of(c);
 	switch (rs->phase) {
 	case SIM_RS_SPEC:
@@ -251,10 +273,15 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps)
 		else
 			rs->pure_steps++;
 		rs->step_impure = false;
-		if (rs->pure_steps >= 2 && c->dispatched &&
-		    sim_coro_can_checkpoint()) {
+		if (rs->pure_steps < 2 || !c->dispatched)
+			return;
+		if (s->rspin_on) {
 			rs->slow = sim_cpu_slow(c);
 			spec_start(c, rs);
+		} else if (!rs->spin_acct && c->acct_state == SIM_ACCT_RUN) {
+			/* The same accounting without speculation. */
+			sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
+			rs->spin_acct = true;
 		}
 		return;
 	case SIM_RS_WAIT:
@@ -317,6 +344,7 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
 	case SIM_RS_OFF:
 		rs->step_impure = true;
 		rs->pure_steps = 0;
+		spin_acct_end(c, rs);
 		return;
 	case SIM_RS_SPEC:
 		spec_end(c, rs, false);
@@ -331,6 +359,7 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
 			(unsigned long)rs->until, (unsigned long)rs->t0,
 			(unsigned long)rs->te);
 		rs->step_impure = true;
+		spin_acct_end(c, rs);
 		return;
 	case SIM_RS_WAIT:
 	case SIM_RS_REWIND:

@@ -401,7 +401,8 @@ static void busy_main(struct sim_cpu *c, void *arg)
 		sim_cpu_work(c, 100 * SIM_NS);
 }
 
-static uint64_t rs_run(const struct rs_case *k, bool on, struct probe *out)
+static uint64_t rs_run(const struct rs_case *k, bool on, struct probe *out,
+		       sim_time_t acct[SIM_ACCT_NR])
 {
 	struct probe w = {.work_ps = k->write_at, .mode = P_WRITE};
 	struct probe sp = {.mode = P_RAWLOOP, .budget = k->budget};
@@ -433,6 +434,8 @@ static uint64_t rs_run(const struct rs_case *k, bool on, struct probe *out)
 	ck_assert_int_eq(cs->state, SIM_CPU_DONE);
 	events = S.events;
 	*out = sp;
+	sim_cpu_flush_acct(cs, cs->now_ps); /* when it finished */
+	memcpy(acct, cs->acct_ps, sizeof(cs->acct_ps));
 	sim_destroy(&S);
 	return events;
 }
@@ -453,8 +456,9 @@ START_TEST(test_raw_spin_exact)
 		return;
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		struct probe on, off;
-		uint64_t e_on = rs_run(&cases[i], true, &on);
-		uint64_t e_off = rs_run(&cases[i], false, &off);
+		sim_time_t a_on[SIM_ACCT_NR], a_off[SIM_ACCT_NR];
+		uint64_t e_on = rs_run(&cases[i], true, &on, a_on);
+		uint64_t e_off = rs_run(&cases[i], false, &off, a_off);
 
 		ck_assert_msg(on.left == off.left && on.at[3] == off.at[3],
 			      "case %zu: speculated left %" PRIu64
@@ -462,6 +466,20 @@ START_TEST(test_raw_spin_exact)
 			      " at %" PRIu64,
 			      i, on.left, (uint64_t)on.at[3], off.left,
 			      (uint64_t)off.at[3]);
+		/* The loop's time is spin time either way, from its second
+		 * relax on: none unless it ran a third iteration. */
+		for (int a = 0; a < SIM_ACCT_NR; a++)
+			ck_assert_msg(a_on[a] == a_off[a],
+				      "case %zu: account %d: %" PRIu64
+				      " speculated, %" PRIu64 " iterated",
+				      i, a, (uint64_t)a_on[a],
+				      (uint64_t)a_off[a]);
+		ck_assert_int_eq(a_on[SIM_ACCT_SPIN] > 0,
+				 cases[i].budget - on.left >= 3);
+		if (cases[i].budget > 1000 && !cases[i].preempt_len &&
+		    !cases[i].write_at)
+			ck_assert_uint_gt(a_on[SIM_ACCT_SPIN],
+					  9 * a_on[SIM_ACCT_RUN]);
 		if (e_off > 1000)
 			ck_assert_msg(e_on * 5 < e_off,
 				      "case %zu: %" PRIu64
