@@ -47,6 +47,9 @@ struct lk_params {
 	unsigned int page_bytes;
 	bool backoff_hashed;	 /* ticket_backoff: delays per lock hash */
 	unsigned int numa_nodes; /* the guest's nodes: chips its pool spans */
+	bool shared;		 /* the partition's processors are shared */
+	uint32_t qspl_set;	 /* which qspl_* keys the scenario set */
+	const char *arena_lo, *arena_hi; /* guest memory (host addresses) */
 	/* ppc_qspinlock: the qspl_* tunables under their kernel names. */
 	struct {
 /* X(name, default, max, help) */
@@ -125,6 +128,10 @@ extern const struct lk_ops lk_rwlock_legacy_ops;
 extern const struct lk_ops lk_ticket_backoff_ops;
 extern const struct lk_ops lk_unfair_ops;
 extern const struct lk_ops lk_busted_ops;
+/* Kernel-tree mode (locks/kernel/, docs/kernel-tree.md). */
+extern const struct lk_ops lk_kernel_qspinlock_ops;
+extern const struct lk_ops lk_kernel_pv_qspinlock_ops;
+extern const struct lk_ops lk_kernel_ppc_qspinlock_ops;
 
 /* ticket.c's release and trylock, shared with ticket_backoff.c. */
 void ticket_unlock(void *lock);

@@ -21,8 +21,9 @@
 #include "locks/qspinlock.h"
 
 /* splpar-directed: the holder recorded for the lock we are queued on. */
-static int pv_recorded_holder(struct qs_guest *g)
+static int pv_recorded_holder(void *arg)
 {
+	struct qs_guest *g = arg;
 	void *lock = g->wait_lock[smp_processor_id()];
 	u16 h;
 
@@ -32,24 +33,6 @@ static int pv_recorded_holder(struct qs_guest *g)
 	return (int)h - 1;
 }
 
-static void splpar_directed_wait(struct qs_guest *g, u8 *ptr, u8 val)
-{
-	/* Does not return until *ptr changes (the 2016 v4 behaviour). */
-	while (READ_ONCE(*ptr) == val) {
-		int holder = pv_recorded_holder(g);
-		u32 yc;
-
-		if (holder >= 0 && holder != smp_processor_id()) {
-			yc = yield_count_of(holder);
-			if (yc & 1) {
-				yield_to_preempted(holder, yc);
-				continue;
-			}
-		}
-		yield_to_any();
-	}
-}
-
 static void pv_wait(u8 *ptr, u8 val)
 {
 	struct qs_guest *g = qs_guest();
@@ -57,24 +40,8 @@ static void pv_wait(u8 *ptr, u8 val)
 	uint64_t before = lk_dispatch_count();
 
 	g->kick_time[me] = 0;
-	switch (g->p.pv_mapping) {
-	case LK_PV_SPLPAR_UNDIRECTED:
-		if (READ_ONCE(*ptr) == val)
-			yield_to_any();
-		break;
-	case LK_PV_SPLPAR_DIRECTED:
-		splpar_directed_wait(g, ptr, val);
-		break;
-	case LK_PV_SPLPAR_CEDE:
-		/* The re-check; a prod from here on is latched. */
-		if (MUTANT(no_recheck) || READ_ONCE(*ptr) == val)
-			plpar_hcall_norets(H_CEDE);
-		break;
-	case LK_PV_KVM:
-		if (MUTANT(no_recheck) || READ_ONCE(*ptr) == val)
-			kvm_halt();
-		break;
-	}
+	lk_pv_wait_mapped(g->p.pv_mapping, ptr, val, pv_recorded_holder, g,
+			  !MUTANT(no_recheck));
 	if (lk_dispatch_count() != before)
 		lockevent_inc(sim_pv_wait_slept);
 	if (g->kick_time[me]) {
@@ -90,10 +57,7 @@ static void pv_kick(int cpu)
 	uint64_t start = sched_clock();
 
 	g->kick_time[cpu] = start;
-	if (g->p.pv_mapping == LK_PV_KVM)
-		kvm_kick_cpu(cpu);
-	else
-		prod_cpu(cpu); /* always: a prod latches if not yet asleep */
+	lk_pv_kick_mapped(g->p.pv_mapping, cpu);
 	lockevent_add(pv_latency_kick, sched_clock() - start);
 }
 

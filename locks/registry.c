@@ -31,6 +31,13 @@ const struct lk_ops *const lk_registry[] = {
 	&lk_qrwlock_ops,
 	&lk_rwlock_legacy_ops,
 	&lk_busted_ops,
+#ifdef QSIM_KTREE_GENERIC
+	&lk_kernel_qspinlock_ops,
+	&lk_kernel_pv_qspinlock_ops,
+#endif
+#ifdef QSIM_KTREE_PPC
+	&lk_kernel_ppc_qspinlock_ops,
+#endif
 	NULL,
 };
 /* clang-format on */

@@ -302,8 +302,13 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 		if (rs->phase != SIM_RS_REPLAY)
 			return false;
 		i = find_line(rs, line);
-		QSIM_BUG_ON(i < 0, "cpu %u: raw spin replay read another line",
-			    c->id);
+		QSIM_BUG_ON(i < 0,
+			    "cpu %u: raw spin replay read another line "
+			    "(%zu; the speculation read %u, first %zu) at %lu, "
+			    "checkpoint %lu, until %lu",
+			    c->id, line, rs->nlines, rs->lines[0],
+			    (unsigned long)c->now_ps, (unsigned long)rs->t0,
+			    (unsigned long)rs->until);
 	} else {
 		QSIM_BUG_ON(rs->phase != SIM_RS_SPEC);
 		i = find_line(rs, line);
@@ -387,6 +392,8 @@ bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
 	restore_cpu(c, rs);
 	rs->phase = SIM_RS_REWIND;
 	rs->until = SIM_MAX(x, rs->t0);
+	/* It ran too far: start the next one on a short leash again. */
+	rs->cap = RSPIN_CAP_MIN;
 	s->rspin_aborts++;
 	/* Ready to replay up to the event; the caller applies it. */
 	c->state = SIM_CPU_READY;

@@ -1297,6 +1297,16 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 			g_key_file_set_value(out, k->section, k->key, v);
 		}
 	}
+	{
+		unsigned int i = 0;
+
+#define X(name, def, max, help)                                  \
+	if (g_key_file_has_key(kf, "lock", "qspl_" #name, NULL)) \
+		cfg->qspl_set |= 1u << i;                        \
+	i++;
+		QSPL_TUNABLES(X)
+#undef X
+	}
 	if (!cross_checks(cfg, path, error))
 		return NULL;
 	cfg->resolved = g_key_file_to_data(out, NULL, NULL);

@@ -121,6 +121,7 @@ struct qsim_config {
 	char *backoff;
 	char *pv_mapping;
 	/* the ppc_qspinlock qspl_* tunables */
+	uint32_t qspl_set; /* bit i: the i-th qspl_* key was given */
 #define X(name, def, max, help) unsigned int qspl_##name;
 	QSPL_TUNABLES(X)
 #undef X

@@ -441,6 +441,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		.numa_nodes =
 			(cfg->pcpus + cfg->smt * cfg->cores_per_chip - 1) /
 			(cfg->smt * cfg->cores_per_chip),
+		.qspl_set = cfg->qspl_set,
 		.qspl =
 			{
 #define X(name, def, max, help) .name = cfg->qspl_##name,
@@ -548,6 +549,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 
 		if (p > 0 && !cfg->noise[p - 1].locktest)
 			continue; /* hogs take no lock */
+		lp.shared = gp->shared;
+		lp.arena_lo = (const char *)r->sim.mem.base;
+		lp.arena_hi = (const char *)r->sim.mem.base + r->sim.mem.size;
 		gsz = ops->global_size(&lp, gp->nvcpus);
 		g = sim_mem_alloc(&r->sim.mem, gsz, line);
 		ops->global_init(g, &lp, gp->nvcpus);

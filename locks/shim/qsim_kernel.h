@@ -27,6 +27,7 @@
 
 #include "sim/engine.h"
 #include "hypervisor/hv.h"
+#include "locks/lock.h"
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -441,6 +442,16 @@ long plpar_hcall_norets(long opcode, ...);
 void yield_to_preempted(int cpu, u32 yield_count);
 void yield_to_any(void);
 void prod_cpu(int cpu);
+/*
+ * The scenario's pv mapping (docs/locks.md): pv_wait's sleep and
+ * pv_kick's wake-up, without the lock's bookkeeping.  @holder gives the
+ * splpar-directed mapping the recorded holder of the lock waited on (-1:
+ * none); @recheck: re-check *ptr == val before sleeping (always, but for
+ * the no_recheck mutant).
+ */
+void lk_pv_wait_mapped(enum lk_pv_mapping m, u8 *ptr, u8 val,
+		       int (*holder)(void *), void *arg, bool recheck);
+void lk_pv_kick_mapped(enum lk_pv_mapping m, int cpu);
 /* The KVM flavour's halt and KVM_HC_KICK_CPU. */
 void kvm_halt(void);
 void kvm_kick_cpu(int cpu);

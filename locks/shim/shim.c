@@ -128,6 +128,57 @@ void prod_cpu(int cpu)
 	plpar_hcall_norets(H_PROD, (long)cpu);
 }
 
+/* splpar-directed: does not return until *ptr changes (the 2016 v4
+ * behaviour), conferring to the recorded holder while it is preempted. */
+static void splpar_directed_wait(u8 *ptr, u8 val, int (*holder)(void *),
+				 void *arg)
+{
+	while (READ_ONCE(*ptr) == val) {
+		int h = holder ? holder(arg) : -1;
+		u32 yc;
+
+		if (h >= 0 && h != smp_processor_id()) {
+			yc = yield_count_of(h);
+			if (yc & 1) {
+				yield_to_preempted(h, yc);
+				continue;
+			}
+		}
+		yield_to_any();
+	}
+}
+
+void lk_pv_wait_mapped(enum lk_pv_mapping m, u8 *ptr, u8 val,
+		       int (*holder)(void *), void *arg, bool recheck)
+{
+	switch (m) {
+	case LK_PV_SPLPAR_UNDIRECTED:
+		if (READ_ONCE(*ptr) == val)
+			yield_to_any();
+		break;
+	case LK_PV_SPLPAR_DIRECTED:
+		splpar_directed_wait(ptr, val, holder, arg);
+		break;
+	case LK_PV_SPLPAR_CEDE:
+		/* The re-check; a prod from here on is latched. */
+		if (!recheck || READ_ONCE(*ptr) == val)
+			plpar_hcall_norets(H_CEDE);
+		break;
+	case LK_PV_KVM:
+		if (!recheck || READ_ONCE(*ptr) == val)
+			kvm_halt();
+		break;
+	}
+}
+
+void lk_pv_kick_mapped(enum lk_pv_mapping m, int cpu)
+{
+	if (m == LK_PV_KVM)
+		kvm_kick_cpu(cpu);
+	else
+		prod_cpu(cpu); /* always: a prod latches if not yet asleep */
+}
+
 uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
 			  bool (*check)(void *), void *arg)
 {
