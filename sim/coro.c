@@ -442,3 +442,54 @@ void coroutine_fn sim_coro_transfer(struct sim_coro *to)
 #endif
 	asan_finish(fake);
 }
+
+const void *sim_coro_stack_top(const struct sim_coro *co)
+{
+	return (const char *)co->stack_lo + co->stack_bytes;
+}
+
+#if defined(QSIM_CORO_ASM) && !defined(QSIM_ASAN)
+/*
+ * sim_coro_frame_call(fn): push the callee-saved registers, then call
+ * fn(frame) with frame the stack pointer: [frame, stack top) is then the
+ * caller's whole state (its registers, its return address, its frames).
+ */
+__asm__(".text\n"
+	".globl sim_coro_frame_call\n"
+	".type sim_coro_frame_call,@function\n"
+	"sim_coro_frame_call:\n"
+	"\tmovq %rdi, %rax\n"
+	"\tpushq %rbx\n"
+	"\tpushq %rbp\n"
+	"\tpushq %r12\n"
+	"\tpushq %r13\n"
+	"\tpushq %r14\n"
+	"\tpushq %r15\n"
+	"\tmovq %rsp, %rdi\n"
+	"\tsubq $8, %rsp\n"
+	"\tcall *%rax\n"
+	"\taddq $8, %rsp\n"
+	"\tpopq %r15\n"
+	"\tpopq %r14\n"
+	"\tpopq %r13\n"
+	"\tpopq %r12\n"
+	"\tpopq %rbp\n"
+	"\tpopq %rbx\n"
+	"\tret\n"
+	".size sim_coro_frame_call, .-sim_coro_frame_call\n");
+
+bool sim_coro_has_frames(void)
+{
+	return true;
+}
+#else
+void sim_coro_frame_call(void (*fn)(const void *frame))
+{
+	fn(NULL);
+}
+
+bool sim_coro_has_frames(void)
+{
+	return false;
+}
+#endif

@@ -68,4 +68,16 @@ __attribute__((noreturn)) void coroutine_fn
 sim_coro_jump(struct sim_coro_ckpt *ck);
 void sim_coro_ckpt_free(struct sim_coro_ckpt *ck);
 
+/* The address just above @co's stack. */
+const void *sim_coro_stack_top(const struct sim_coro *co);
+/*
+ * Call fn(frame), frame being where the caller's state begins on the
+ * stack: its callee-saved registers, pushed, then its return address and
+ * frames.  Two calls from the same state see equal bytes from frame to
+ * the stack top.  Where there is no such switch (sim_coro_has_frames
+ * false: ASan, ucontext) frame is NULL.
+ */
+void sim_coro_frame_call(void (*fn)(const void *frame));
+bool sim_coro_has_frames(void);
+
 #endif

@@ -235,7 +235,7 @@ static void irq_ev(struct sim_event *ev);
  * it re-queued it while it ran (it blocked, stopped or finished). */
 static void cpu_drop_stale_event(struct sim_cpu *c)
 {
-	if (sim_event_queued(&c->ev) && c->ev.seq == c->resume_seq)
+	if (sim_event_queued(&c->ev) && c->ev.gen == c->resume_gen)
 		sim_evq_cancel(&c->sim->q, &c->ev);
 }
 
@@ -252,7 +252,7 @@ static void cpu_enter(struct sim *s, struct sim_cpu *c, struct sim_event *ev)
 		    "cpu %u resumed in state %d", c->id, c->state);
 	c->state = SIM_CPU_RUNNING;
 	c->now_ps = ev->time_ps;
-	c->resume_seq = ev->seq;
+	c->resume_gen = ev->gen;
 	s->cur = c;
 }
 
@@ -362,6 +362,9 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 	c->sleep_since = SIM_TIME_NEVER;
 	c->co = sim_coro_create(cpu_main, c, s->stack_bytes);
 	sim_event_init(&c->ev, cpu_resume_ev, c, SIM_PRIO_CPU);
+	/* Cpus acting at the same time go in id order, whatever the order
+	 * their events were pushed in (the rule sim_cpu_sync keeps). */
+	c->ev.tie = c->id + 1;
 	sim_rng_init(&c->mrng, s->seed, SIM_RNG_MACHINE, c->id);
 	sim_rng_init(&c->irng, s->seed, SIM_RNG_IRQ, c->id);
 	sim_event_init(&c->tick_ev, tick_ev, c, SIM_PRIO_HV);
@@ -1000,11 +1003,14 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 		line_release(c, line);
 		return;
 	} else {
+		/* A read that is not a plain hit is no spin (sim/rspin.c):
+		 * judged in time order, before any wait for the line. */
+		if (kind == SIM_READ && c->rs) {
+			sim_cpu_sync(c);
+			if (!sim_read_hits(c, line))
+				sim_rspin_impure(c);
+		}
 		line_acquire(c, line, kind);
-		/* A miss is no spin: known only now, in time order. */
-		if (kind == SIM_READ && c->rs &&
-		    !sim_mem_holds(m, line, c->pcpu))
-			sim_rspin_impure(c);
 	}
 	c->access_ps = c->now_ps;
 	done = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps, &c->mrng);
@@ -1123,6 +1129,66 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		sim_evq_push(&s->q, &c->ev, grid_time(wt, k));
 		w = next;
 	}
+}
+
+/*
+ * A raw spin loop in a steady state (sim/rspin.c) waits as an event-driven
+ * wait does: evaluations every @period from now, reading @lines at @offs
+ * into each; the first evaluation to see a change, a stop, or a change of
+ * its core's share resumes it where it stands (the end of a relax, every
+ * iteration's state being the same).
+ */
+void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
+			       const uint64_t *versions, const sim_time_t *offs,
+			       unsigned int n, sim_time_t period)
+{
+	struct sim *s = c->sim;
+	struct sim_mem *m = &s->mem;
+	struct sim_wait *w = &c->wait;
+
+	QSIM_BUG_ON(w->active || w->nwatch || n > SIM_WAIT_MAX_LINES || !n);
+	for (unsigned int i = 0; i < n; i++)
+		if (m->lines[lines[i]].version != versions[i])
+			return; /* changed at the very end: just go on */
+	w->grid0_ps = c->now_ps;
+	w->period_ps = period ? period : 1;
+	w->every = 0;
+	w->budget = SIM_BUDGET_NONE;
+	w->result = SIM_BUDGET_NONE;
+	for (unsigned int i = 0; i < n; i++) {
+		struct sim_watch *wa = &w->watch[i];
+		struct sim_line *l = &m->lines[lines[i]];
+
+		wa->cpu = c;
+		wa->line = lines[i];
+		wa->off_ps = offs[i];
+		wa->rspin = false;
+		wa->prev = NULL;
+		wa->next = l->watchers;
+		if (l->watchers)
+			l->watchers->prev = wa;
+		l->watchers = wa;
+	}
+	w->nwatch = n;
+	w->raw = true;
+	s->rspin_parks++;
+	c->state = SIM_CPU_WAITING;
+	cpu_switch_out(c);
+	QSIM_BUG_ON(c->state != SIM_CPU_RUNNING);
+	w->raw = false;
+}
+
+/* A parked raw loop whose core's share changed at @t: its next
+ * evaluation runs at the new speed, so it runs again from there. */
+void sim_raw_unpark(struct sim_cpu *c, sim_time_t t)
+{
+	struct sim_wait *w = &c->wait;
+
+	if (c->state != SIM_CPU_WAITING || !w->raw)
+		return;
+	unwatch_all(c);
+	c->state = SIM_CPU_READY;
+	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, grid_index_after(w, t)));
 }
 
 void sim_mem_written(struct sim *s, const void *p, sim_time_t t)

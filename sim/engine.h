@@ -154,6 +154,19 @@ struct sim_rspin {
 	sim_time_t until, resume_ps;
 	sim_time_t te; /* where the speculation ended */
 	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
+	sim_time_t loop_cost; /* the raw loop's relax (jittered once) */
+	/* Steady-state detection: a snapshot of the caller's frames at the
+	 * first relax of a speculation, compared at the second. */
+	void *snap;
+	size_t snap_len, snap_cap;
+	const void *snap_frame;
+	sim_time_t snap_t;
+	uint64_t snap_counters[SIM_CPU_COUNTERS];
+	unsigned int snap_nlines;
+	sim_time_t iter_start, iter_off[SIM_RSPIN_LINES];
+	uint32_t iter_read; /* lines read in this iteration (bit i) */
+	bool iter_filled;   /* a read waited for a fill this iteration */
+	bool timed;	    /* the clock was read since the snapshot */
 	/* Its time is accounted as spin (SIM_ACCT_SPIN) from the checkpoint
 	 * to the first operation that is not a read or a relax. */
 	bool spin_acct, spin_acct_ck, spin_acct_saved;
@@ -161,6 +174,7 @@ struct sim_rspin {
 
 struct sim_wait {
 	bool active;	     /* between sim_wait_begin and sim_wait_end */
+	bool raw;	     /* a parked raw spin loop (sim_raw_park) */
 	unsigned int nlines; /* read set of the current evaluation */
 	unsigned int nreads; /* reads in it (a line may be read twice) */
 	size_t lines[SIM_WAIT_MAX_LINES];
@@ -205,7 +219,7 @@ struct sim_cpu {
 	sim_time_t carry_ps;	  /* work left over when undispatched */
 	sim_time_t acct_since;
 	struct sim_event ev; /* resume, or wait timeout */
-	uint64_t resume_seq; /* ev's sequence when it last resumed us */
+	uint64_t resume_gen; /* ev's push count when it last resumed us */
 	sim_time_t acct_ps[SIM_ACCT_NR];
 	sim_time_t sleep_since; /* undispatched idle since; NEVER otherwise */
 	uint64_t wakeups;	/* spin waits ended by a write */
@@ -287,7 +301,7 @@ struct sim {
 	unsigned int nchips;	   /* chips (sockets) */
 	/* Raw spin loops (sim/rspin.c): on, and what it did. */
 	bool rspin_on;
-	uint64_t rspin_specs, rspin_aborts, rspin_relaxes;
+	uint64_t rspin_specs, rspin_aborts, rspin_relaxes, rspin_parks;
 	struct sim_cpu **on_pcpu; /* the cpu dispatched on each pCPU */
 	uint64_t line_waits;	  /* accesses that waited for a line */
 	struct sim_noise noise;
@@ -370,8 +384,22 @@ static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
 }
 
 /* Raw spin loops (sim/rspin.c). */
-/* One cpu_relax() of @base_ps (jittered, stretched by the SMT share). */
-void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps);
+/* One cpu_relax() of @base_ps (jittered, stretched by the SMT share).
+ * @frame: where the caller's frames begin on the coroutine's stack, its
+ * callee-saved registers pushed just below the return address (a relax
+ * entry stub, lk_shim_relax), or NULL; with it a steady loop parks. */
+void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
+			    const void *frame);
+/* The running cpu read the clock (a loop that does is not steady). */
+static inline void sim_rspin_timed(struct sim_cpu *c)
+{
+	if (c->rs)
+		c->rs->timed = true;
+}
+void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
+			       const uint64_t *versions, const sim_time_t *offs,
+			       unsigned int n, sim_time_t period);
+void sim_raw_unpark(struct sim_cpu *c, sim_time_t t);
 /* A read of @line in a speculation or replay: true if done. */
 bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
 /* Before any operation but a read of a held line or a relax. */
@@ -382,6 +410,9 @@ bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
 /* The SMT share of @pcpu's core changed at @t. */
 void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t);
 void sim_rspin_free(struct sim_cpu *c);
+/* The statistics were reset at t (end of warmup): so is the checkpoint's
+ * copy of them, or a rewind would bring the old figures back. */
+void sim_rspin_reset_stats(struct sim_cpu *c, sim_time_t t);
 
 /* The accounting state of a dispatched cpu that is not in an hcall:
  * spin inside a wait section or a raw spin loop, else run. */
@@ -397,12 +428,30 @@ static inline void coroutine_fn sim_cpu_impure(struct sim_cpu *c)
 		sim_rspin_impure(c);
 }
 
+/* A read of @line by @c now is a plain hit: its cache holds the line,
+ * with no write of its own still in flight (engine.c's line_blocked). */
+static inline bool sim_read_hits(const struct sim_cpu *c, size_t line)
+{
+	const struct sim_mem *m = &c->sim->mem;
+	int holds = sim_mem_holds(m, line, c->pcpu);
+
+	return holds == 1 ||
+	       (holds == 2 && m->lines[line].wbusy_until <= c->now_ps);
+}
+
+/* Whether anything else comes before @c's present moment: an event
+ * earlier, or at the same time with a lower priority or tie (E1). */
+static inline bool sim_cpu_past_horizon(const struct sim_cpu *c)
+{
+	return sim_evq_key_at(&c->ev, c->now_ps) >
+	       sim_evq_horizon_key(&c->sim->q, &c->ev);
+}
+
 static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 {
 	if (__builtin_expect(c->rs != NULL && c->rs->phase != SIM_RS_OFF, 0))
 		sim_rspin_impure(c);
-	if (__builtin_expect(c->now_ps > sim_evq_horizon(&c->sim->q, &c->ev),
-			     0))
+	if (__builtin_expect(sim_cpu_past_horizon(c), 0))
 		sim_cpu_yield(c);
 }
 

@@ -34,6 +34,8 @@ void sim_event_init(struct sim_event *ev, sim_event_fn fn, void *data,
 	QSIM_BUG_ON(prio >= (1u << 15));
 	ev->time_ps = 0;
 	ev->seq = 0;
+	ev->gen = 0;
+	ev->tie = 0;
 	ev->prio = prio;
 	ev->heap_idx = SIM_EV_IDLE;
 	ev->fn = fn;
@@ -111,7 +113,8 @@ void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 	struct sim_evq_slot s;
 
 	ev->time_ps = t;
-	ev->seq = q->next_seq++;
+	ev->gen++;
+	ev->seq = ev->tie ? ev->tie : q->next_seq++;
 	s.key = make_key(ev);
 	s.ev = ev;
 	if (sim_event_queued(ev)) {

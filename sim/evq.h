@@ -3,7 +3,9 @@
  * The event queue: an intrusive binary min-heap ordered by
  * (time, priority, sequence).  The sequence is a per-queue insertion
  * counter, so events at the same time and priority run in the order they
- * were scheduled, identically on every run.
+ * were scheduled, identically on every run; or, for an event with a fixed
+ * tie (a cpu's resume: its id), that number, so that the order at equal
+ * time does not depend on the history of pushes.
  *
  * Events are embedded in their owners (a vCPU context, a pCPU, the
  * watchdog), so scheduling allocates nothing; an event is either queued
@@ -22,7 +24,9 @@ typedef void (*sim_event_fn)(struct sim_event *ev);
 struct sim_event {
 	sim_time_t time_ps;
 	uint64_t seq;
+	uint64_t gen;  /* pushes so far (which push is queued) */
 	uint32_t prio; /* lower runs first at equal time */
+	uint32_t tie;  /* nonzero: the fixed order at equal time and prio */
 	uint32_t heap_idx;
 	sim_event_fn fn;
 	void *data;
@@ -75,6 +79,28 @@ static inline struct sim_event *sim_evq_peek(const struct sim_evq *q)
 static inline sim_time_t sim_evq_top_time(const struct sim_evq *q)
 {
 	return q->len ? sim_evq_slot_time(&q->heap[0]) : SIM_TIME_NEVER;
+}
+
+/* The key of the earliest event but @self (all ones: none). */
+static inline sim_evq_key sim_evq_horizon_key(const struct sim_evq *q,
+					      const struct sim_event *self)
+{
+	if (!q->len)
+		return ~(sim_evq_key)0;
+	if (q->heap[0].ev != self)
+		return q->heap[0].key;
+	if (q->len == 1)
+		return ~(sim_evq_key)0;
+	if (q->len == 2 || q->heap[1].key < q->heap[2].key)
+		return q->heap[1].key;
+	return q->heap[2].key;
+}
+
+/* The key @ev would have at @t. */
+static inline sim_evq_key sim_evq_key_at(const struct sim_event *ev,
+					 sim_time_t t)
+{
+	return (sim_evq_key)t << 64 | (uint64_t)ev->prio << 48 | ev->tie;
 }
 
 /*

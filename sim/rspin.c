@@ -29,8 +29,22 @@ void sim_rspin_free(struct sim_cpu *c)
 	sim_coro_ckpt_free(&c->rs->ck);
 	g_free(c->rs->old);
 	g_free(c->rs->cur);
+	g_free(c->rs->snap);
 	g_free(c->rs);
 	c->rs = NULL;
+}
+
+void sim_rspin_reset_stats(struct sim_cpu *c, sim_time_t t)
+{
+	struct sim_rspin *rs = c->rs;
+
+	if (!rs || rs->phase == SIM_RS_OFF)
+		return;
+	memset(rs->acct_ps, 0, sizeof(rs->acct_ps));
+	memset(rs->counters, 0, sizeof(rs->counters));
+	memset(rs->snap_counters, 0, sizeof(rs->snap_counters));
+	if (rs->acct_since < t)
+		rs->acct_since = t;
 }
 
 static size_t line_bytes(const struct sim_mem *m)
@@ -171,7 +185,8 @@ static void replay_check(struct sim_cpu *c, struct sim_rspin *rs)
 		swap_lines(c, rs, false);
 	c->now_ps += rs->resume_ps - rs->until;
 	rs->phase = SIM_RS_OFF;
-	rs->pure_steps = 0;
+	/* Still in the loop, as iterating would be. */
+	rs->pure_steps = 2;
 	rs->step_impure = false;
 }
 
@@ -196,10 +211,8 @@ static void replay_start(struct sim_cpu *c, struct sim_rspin *rs)
 static void coroutine_fn spec_end(struct sim_cpu *c, struct sim_rspin *rs,
 				  bool cap)
 {
-	struct sim *s = c->sim;
-
 	rs->te = c->now_ps;
-	if (c->now_ps > sim_evq_horizon(&s->q, &c->ev)) {
+	if (sim_cpu_past_horizon(c)) {
 		watch_lines(c, rs);
 		rs->phase = SIM_RS_WAIT;
 		sim_cpu_yield(c);
@@ -219,6 +232,65 @@ static void coroutine_fn spec_end(struct sim_cpu *c, struct sim_rspin *rs,
 		rs->cap = RSPIN_CAP_MIN;
 		spin_acct_end(c, rs);
 	}
+}
+
+/* The speculation was steady: once it is known to be the truth, park. */
+static void coroutine_fn spec_park(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	sim_time_t period = c->now_ps - rs->snap_t;
+
+	spec_end(c, rs, true);
+	rs->cap = RSPIN_CAP_MIN;
+	sim_raw_park(c, rs->lines, rs->versions, rs->iter_off, rs->nlines,
+		     period);
+}
+
+static void iter_reset(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	rs->iter_start = c->now_ps;
+	rs->iter_read = 0;
+	rs->iter_filled = false;
+}
+
+/*
+ * Steady state.  A speculation snapshots the caller's whole state (its
+ * registers and frames, from @frame up: sim_coro_frame_call) at its first
+ * relax and compares it at its second.  Equal, with the same lock-event
+ * counts, the same lines read (each once more, all hits), and no clock
+ * read, every later iteration is the same as this one: same reads of the
+ * same bytes, same time.  The loop then waits as an event-driven wait
+ * does (sim_raw_park), with this iteration's period and read offsets,
+ * until a line it reads changes or something stops it, and goes on from
+ * here.  Not equal (a counter, a timestamp), it runs on.
+ */
+static bool coroutine_fn steady(struct sim_cpu *c, struct sim_rspin *rs,
+				const void *frame)
+{
+	const char *top = sim_coro_stack_top(c->co);
+	size_t len = (size_t)(top - (const char *)frame);
+
+	if (rs->iters == 1) {
+		if (len > rs->snap_cap) {
+			rs->snap_cap = len * 2;
+			rs->snap = g_realloc(rs->snap, rs->snap_cap);
+		}
+		memcpy(rs->snap, frame, len);
+		rs->snap_len = len;
+		rs->snap_frame = frame;
+		rs->snap_t = c->now_ps;
+		memcpy(rs->snap_counters, c->counters, sizeof(c->counters));
+		rs->snap_nlines = rs->nlines;
+		rs->timed = false;
+		return false;
+	}
+	if (rs->iters != 2 || frame != rs->snap_frame || rs->timed ||
+	    rs->iter_filled || !rs->nlines || rs->nlines != rs->snap_nlines ||
+	    rs->nlines > SIM_WAIT_MAX_LINES ||
+	    rs->iter_read != (1u << rs->nlines) - 1 || len != rs->snap_len ||
+	    memcmp(frame, rs->snap, len) ||
+	    memcmp(c->counters, rs->snap_counters, sizeof(c->counters)))
+		return false;
+	return true;
 }
 
 static void coroutine_fn spec_start(struct sim_cpu *c, struct sim_rspin *rs)
@@ -243,36 +315,55 @@ static void coroutine_fn spec_start(struct sim_cpu *c, struct sim_rspin *rs)
 		rs->spin_acct = true;
 	}
 	rs->phase = SIM_RS_SPEC;
+	iter_reset(c, rs);
 }
 
-void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps)
+void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
+			    const void *frame)
 {
 	struct sim *s = c->sim;
-	struct sim_rspin *rs = c->rs;
-	sim_time_t cost = sim_mem_jitter(&s->mem, base_ps, &c->mrng);
+	struct sim_rspin *rs = rspin_of(c);
+	sim_time_t cost;
 
-	/* In a replay the core's share is the checkpoint's: a change of it
-	 * would have ended the speculation. */
-	if (rs && rs->phase == SIM_RS_REPLAY)
-		c->now_ps += (cost * rs->slow) >> 16;
-	else
-		c->now_ps += sim_cpu_scale(c, cost);
-	rs = rspin_of(c);
-	switch (rs->phase) {
-	case SIM_RS_SPEC:
-		s->rspin_relaxes++;
-		if (++rs->iters >= rs->cap)
-			spec_end(c, rs, true);
-		return;
-	case SIM_RS_REPLAY:
-		replay_check(c, rs);
-		return;
-	case SIM_RS_OFF:
+	if (rs->phase == SIM_RS_OFF) {
 		if (rs->step_impure)
 			rs->pure_steps = 0;
 		else
 			rs->pure_steps++;
 		rs->step_impure = false;
+	}
+	/* A raw loop's relaxes all cost the same, drawn at its second (as
+	 * an event-driven wait draws one per wait). */
+	if (rs->phase != SIM_RS_OFF || rs->pure_steps > 2) {
+		cost = rs->loop_cost;
+	} else {
+		cost = sim_mem_jitter(&s->mem, base_ps, &c->mrng);
+		if (rs->pure_steps == 2)
+			rs->loop_cost = cost;
+	}
+	/* In a replay the core's share is the checkpoint's: a change of it
+	 * would have ended the speculation. */
+	if (rs->phase == SIM_RS_REPLAY)
+		c->now_ps += (cost * rs->slow) >> 16;
+	else
+		c->now_ps += sim_cpu_scale(c, cost);
+	switch (rs->phase) {
+	case SIM_RS_SPEC:
+		s->rspin_relaxes++;
+		++rs->iters;
+		if (frame && steady(c, rs, frame)) {
+			spec_park(c, rs);
+			return;
+		}
+		if (rs->iters >= rs->cap)
+			spec_end(c, rs, true);
+		else
+			iter_reset(c, rs);
+		return;
+	case SIM_RS_REPLAY:
+		replay_check(c, rs);
+		return;
+	case SIM_RS_OFF:
 		if (rs->pure_steps < 2 || !c->dispatched)
 			return;
 		if (s->rspin_on) {
@@ -316,9 +407,11 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			const struct sim_line *l = &m->lines[line];
 			int dom = sim_mem_domain(m, c->pcpu);
 
-			if (!sim_mem_holds(m, line, c->pcpu) ||
+			/* A miss changes the line, and a read of a line whose
+			 * write by this cache is still in flight waits for it
+			 * (line_blocked): neither is a spin. */
+			if (!sim_read_hits(c, line) ||
 			    rs->nlines == SIM_RSPIN_LINES) {
-				/* A miss changes the line: not a spin. */
 				spec_end(c, rs, false);
 				return false;
 			}
@@ -334,6 +427,14 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 					   : SIM_DIST_HIT);
 			rs->fill_ps[i] = l->fill_dom == dom ? l->fill_until : 0;
 		}
+	}
+	if (rs->phase == SIM_RS_SPEC) {
+		if (!(rs->iter_read & (1u << i))) {
+			rs->iter_read |= 1u << i;
+			rs->iter_off[i] = c->now_ps - rs->iter_start;
+		}
+		if (rs->fill_ps[i] > c->now_ps + rs->hit_ps[i])
+			rs->iter_filled = true;
 	}
 	/* A hit, as sim_mem_touch gives it for a line the cache holds. */
 	c->access_ps = c->now_ps;
@@ -411,5 +512,7 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
 
 		if (o && o->rs && o->rs->phase == SIM_RS_WAIT)
 			sim_rspin_abort(o, t);
+		else if (o)
+			sim_raw_unpark(o, t);
 	}
 }

@@ -27,18 +27,25 @@
  * them (CHIP, the line busy until then).  The spinners' re-reads wait for
  * the line and are served one at a time (each CHIP long), in an order
  * drawn at random; each reader sees the lock free and asks for it with
- * an atomic, which joins the waiting requests.  The first atomic served
- * wins, CHIP + ATOMIC after its grant (it invalidates the other copies).
- * So the hand-off is CHIP * (1 + K) + CHIP + ATOMIC, K the reads served
- * before the first atomic: with r reads and c atomics waiting, the next
- * served is an atomic with probability c / (r + c), a read otherwise
- * (turning into an atomic), from (N, 0).  E[K] by that recursion, below.
+ * an atomic.  The first atomic served wins, CHIP + ATOMIC after its
+ * grant (it invalidates the other copies).  So the hand-off is
+ * CHIP * (1 + K) + CHIP + ATOMIC, K the reads served before the first
+ * atomic.  Without jitter a reader's atomic arrives exactly when the line
+ * frees after serving it, and the line's event at that time comes before
+ * the cpu's (priorities at equal time: lines, then cpus; E1): so the
+ * atomic misses that choice and joins the one after.  Each choice takes a
+ * waiting atomic with probability a / (r + a), a read otherwise; E[K] by
+ * that recursion, below, from N reads, no atomic.  (Before cpus kept the
+ * priority order at equal times, the atomic joined at once: E[K] was 1.5
+ * for two spinners, now 2.)
  */
-static double reads_before_atomic(unsigned int r, unsigned int c)
+static double reads_before_atomic(unsigned int r, unsigned int a,
+				  unsigned int pending)
 {
 	if (!r)
 		return 0;
-	return (double)r / (r + c) * (1 + reads_before_atomic(r - 1, c + 1));
+	return (double)r / (r + a) *
+	       (1 + reads_before_atomic(r - 1, a + pending, 1));
 }
 
 static struct tu_rig R;
@@ -83,8 +90,8 @@ START_TEST(test_tas_handoff_grows)
 
 	for (size_t k = 0; k < G_N_ELEMENTS(spinners); k++) {
 		unsigned int n = spinners[k];
-		double want =
-			CHIP * (1 + reads_before_atomic(n, 0)) + CHIP + ATOMIC;
+		double want = CHIP * (1 + reads_before_atomic(n, 0, 0)) + CHIP +
+			      ATOMIC;
 		double sum = 0;
 		int seeds = n == 1 ? 1 : 300;
 
@@ -146,9 +153,11 @@ static void smt_run(struct worker *a, struct worker *b)
 	struct sim_cpu *ca, *cb = NULL;
 
 	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
-	ca = sim_cpu_create(&S, worker_main, a);
+	/* The sibling first: cpus acting at the same time go in id order,
+	 * so it has set its priority when a's work starts. */
 	if (b)
 		cb = sim_cpu_create(&S, worker_main, b);
+	ca = sim_cpu_create(&S, worker_main, a);
 	sim_mem_seal(&S.mem);
 	if (cb)
 		sim_cpu_dispatch(cb, 0, 1);

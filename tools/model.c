@@ -61,6 +61,7 @@ static void warmup_ev(struct sim_event *ev)
 		sim_cpu_flush_acct(c, t);
 		memset(c->acct_ps, 0, sizeof(c->acct_ps));
 		memset(c->counters, 0, sizeof(c->counters));
+		sim_rspin_reset_stats(c, t);
 		c->wakeups = 0;
 		c->resv_lost = 0;
 		c->irqs = 0;
@@ -346,6 +347,8 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 			    r->sim.rspin_aborts);
 		counter_add(res->counters, "sim_rspin_relaxes",
 			    r->sim.rspin_relaxes);
+		counter_add(res->counters, "sim_rspin_parks",
+			    r->sim.rspin_parks);
 		counter_add(res->counters, "sim_irqs", irqs);
 		counter_add(res->counters, "sim_irq_ps", irq_ps);
 	}

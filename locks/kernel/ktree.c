@@ -194,14 +194,44 @@ static bool k_is_shared(struct qk_inst *in)
 	return in->shared;
 }
 
-static uint32_t k_yield_count(int cpu)
+/* The lppaca of vCPU @cpu of the running vCPU's partition, and the
+ * running cpu: the hot path of the powerpc loops (yield counts). */
+static struct hv_lppaca *lppaca_of(int cpu, struct sim_cpu **cp)
 {
-	return yield_count_of(cpu);
+	struct sim_cpu *c = sim_current();
+	struct hv_partition *part = ((struct hv_vcpu *)c->owner)->part;
+
+	QSIM_BUG_ON((unsigned int)cpu >= part->nvcpus,
+		    "kernel lock asked for vCPU %d of %u", cpu, part->nvcpus);
+	*cp = c;
+	return part->vcpus[cpu]->lppaca;
 }
 
+static uint32_t k_yield_count(int cpu)
+{
+	struct sim_cpu *c;
+	struct hv_lppaca *l = lppaca_of(cpu, &c);
+
+	sim_access(c, &l->yield_count, SIM_READ);
+	return *(volatile uint32_t *)&l->yield_count;
+}
+
+/* As the shim's vcpu_is_preempted: the steal-time flag of a KVM guest,
+ * else an odd yield count on shared processors. */
 static bool k_vcpu_is_preempted(int cpu)
 {
-	return vcpu_is_preempted(cpu);
+	struct sim_cpu *c;
+	struct hv_lppaca *l = lppaca_of(cpu, &c);
+	struct hv_partition *part = ((struct hv_vcpu *)c->owner)->part;
+
+	if (part->kvm_guest) {
+		sim_access(c, &l->preempted, SIM_READ);
+		return *(volatile uint8_t *)&l->preempted != 0;
+	}
+	if (!part->shared)
+		return false;
+	sim_access(c, &l->yield_count, SIM_READ);
+	return *(volatile uint32_t *)&l->yield_count & 1;
 }
 
 static long k_hcall(long opcode, long a, long b)

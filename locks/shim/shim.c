@@ -27,12 +27,18 @@ void lk_shim_barrier(sim_time_t full)
 	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
 }
 
-void lk_shim_relax(void)
+static void relax_at(const void *frame)
 {
 	struct sim_cpu *c = sim_current();
 
 	if (c)
-		sim_relax(c, c->sim->mem.cost.relax_ps);
+		sim_relax(c, c->sim->mem.cost.relax_ps, frame);
+}
+
+/* Through the frame stub: a steady raw loop can park (sim/rspin.c). */
+void lk_shim_relax(void)
+{
+	sim_coro_frame_call(relax_at);
 }
 
 static struct hv_vcpu *self(void)
@@ -258,11 +264,15 @@ uint64_t sched_clock(void)
 {
 	struct sim_cpu *c = sim_current();
 
-	return c ? c->now_ps / 1000 : 0;
+	if (!c)
+		return 0;
+	sim_rspin_timed(c); /* a loop that reads the clock is not steady */
+	return c->now_ps / 1000;
 }
 
 uint64_t lk_dispatch_count(void)
 {
+	sim_rspin_timed(sim_current());
 	return self()->st.dispatches;
 }
 
