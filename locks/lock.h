@@ -103,6 +103,8 @@ struct lk_ops {
 	bool broken;
 	/* Uses pv_wait/pv_kick, so the pv mapping matters. */
 	bool paravirt;
+	/* Built from a kernel tree's own files (docs/kernel-tree.md). */
+	bool kernel_tree;
 	/* A mutant build: its name, what it breaks, how to expose it. */
 	const char *mutant;
 	const char *mutant_desc;
@@ -110,6 +112,18 @@ struct lk_ops {
 	bool hv_no_latch;	    /* the hypervisor must not latch kicks */
 	void (*global_fini)(void *globals);
 };
+
+/*
+ * The kernel tree this binary's kernel_* locks were built from: its path,
+ * the Linux version its Makefile names, `git describe --dirty` (or ""),
+ * and the SHA-256 of each file the build read, a {NULL, NULL}-terminated
+ * list of {path in the tree, hex digest}.  NULL in a build without one.
+ */
+struct lk_ktree_identity {
+	const char *path, *version, *describe;
+	const char *const (*files)[2];
+};
+const struct lk_ktree_identity *lk_ktree_identity(void);
 
 /* NULL-terminated, in `qsim list` order. */
 extern const struct lk_ops *const lk_registry[];

@@ -62,6 +62,30 @@ const struct lk_ops *lk_find_mutant(const char *name)
 	return NULL;
 }
 
+#if defined(QSIM_KTREE_GENERIC) || defined(QSIM_KTREE_PPC)
+/* Generated at every build by locks/kernel/identity.cmake. */
+extern const char qsim_ktree_path[], qsim_ktree_version[],
+	qsim_ktree_describe[];
+extern const char *const qsim_ktree_files[][2];
+
+const struct lk_ktree_identity *lk_ktree_identity(void)
+{
+	static const struct lk_ktree_identity id = {
+		qsim_ktree_path,
+		qsim_ktree_version,
+		qsim_ktree_describe,
+		qsim_ktree_files,
+	};
+
+	return &id;
+}
+#else
+const struct lk_ktree_identity *lk_ktree_identity(void)
+{
+	return NULL;
+}
+#endif
+
 const struct lk_ops *lk_find(const char *name)
 {
 	for (unsigned int i = 0; lk_registry[i]; i++)

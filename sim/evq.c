@@ -114,7 +114,7 @@ void sim_evq_push(struct sim_evq *q, struct sim_event *ev, sim_time_t t)
 
 	ev->time_ps = t;
 	ev->gen++;
-	ev->seq = ev->tie ? ev->tie : q->next_seq++;
+	ev->seq = ev->tie ? sim_evq_tie_seq(ev->tie, t) : q->next_seq++;
 	s.key = make_key(ev);
 	s.ev = ev;
 	if (sim_event_queued(ev)) {

@@ -165,6 +165,8 @@ START_TEST(test_migrates_v1)
 				      "DROP TABLE vcpu_counters; "
 				      "DROP TABLE partition_results; "
 				      "DROP TABLE dtl_records; "
+				      "DROP TABLE kernel_tree; "
+				      "DROP TABLE kernel_files; "
 				      "ALTER TABLE vcpu_results DROP COLUMN "
 				      "hv_dtl_preempt; "
 				      "ALTER TABLE vcpu_results DROP COLUMN "
@@ -219,7 +221,11 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 10);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 11);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "sqlite_schema WHERE name IN "
+					   "('kernel_tree', 'kernel_files')"),
+			 2);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "pragma_table_info('vcpu_results') "
 					   "WHERE name = 'units'"),

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "tools/report.h"
+#include "locks/lock.h"
 #include "sim/workload.h"
 
 char *report_thousands(int64_t v)
@@ -132,6 +133,22 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
 		cfg_overcommit(cfg), cfg->policy,
 		sim_format_time(cfg_slice(cfg), a, sizeof(a)));
+	{
+		const struct lk_ops *ops = lk_find(cfg->lock);
+		const struct lk_ktree_identity *id = lk_ktree_identity();
+
+		if (ops && ops->kernel_tree && id) {
+			unsigned int n = 0;
+
+			while (id->files[n][0])
+				n++;
+			fprintf(out,
+				"kernel    Linux %s tree %s%s%s%s, %u files\n",
+				id->version, id->path,
+				*id->describe ? " (" : "", id->describe,
+				*id->describe ? ")" : "", n);
+		}
+	}
 	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s",
 		cfg->workload, cfg->nlocks, cfg->lock,
 		cfg->nlocks == 1 ? "" : "s",

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "tools/store.h"
+#include "locks/lock.h"
 
 #ifndef QSIM_VERSION
 #define QSIM_VERSION "dev"
@@ -93,6 +94,20 @@ static bool exec(struct store *st, const char *sql, GError **error)
 	"  enqueued_ps INTEGER NOT NULL,\n"                                  \
 	"  dispatched_ps INTEGER NOT NULL,\n"                                \
 	"  PRIMARY KEY (run_id, seq)\n);\n"
+
+/* Schema 11: the kernel tree a kernel_* lock was built from. */
+#define KERNEL_TREE_DDL                                                      \
+	"CREATE TABLE kernel_tree (\n"                                       \
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE "        \
+	"CASCADE,\n"                                                         \
+	"  path TEXT NOT NULL,\n"                                            \
+	"  version TEXT NOT NULL,\n"                                         \
+	"  describe TEXT NOT NULL\n);\n"                                     \
+	"CREATE TABLE kernel_files (\n"                                      \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
+	"  path TEXT NOT NULL,\n"                                            \
+	"  sha256 TEXT NOT NULL,\n"                                          \
+	"  PRIMARY KEY (run_id, path)\n);\n"
 
 /* Today's tables (the result columns come from model.h's lists). */
 static char *schema_current(void)
@@ -203,11 +218,11 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%s%s%s%s%sPRAGMA user_version = "
+			"BEGIN IMMEDIATE;\n%s%s%s%s%s%sPRAGMA user_version = "
 			"%d;\n"
 			"COMMIT;",
 			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
-			PARTITION_ACQ_DDL, DTL_RECORDS_DDL,
+			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
 			STORE_SCHEMA_VERSION);
 
 		if (!exec(st, all, error)) {
@@ -284,6 +299,8 @@ static bool migrate(struct store *st, GError **error)
 		[9] = "ALTER TABLE vcpu_results ADD COLUMN units INTEGER;\n"
 		      "ALTER TABLE vcpu_results ADD COLUMN hv_kick_yields "
 		      "INTEGER;\n",
+		/* 10 -> 11: kernel-tree identity. */
+		[10] = KERNEL_TREE_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -655,6 +672,44 @@ static bool insert_hists(struct store *st, int64_t run,
 	return true;
 }
 
+/* A kernel_* lock's tree: where, which version, which files exactly. */
+static bool insert_ktree(struct store *st, int64_t run,
+			 const struct qsim_config *cfg, GError **error)
+{
+	const struct lk_ops *ops = lk_find(cfg->lock);
+	const struct lk_ktree_identity *id = lk_ktree_identity();
+	g_auto_stmt s = NULL;
+	g_auto_stmt f = NULL;
+
+	if (!ops || !ops->kernel_tree || !id)
+		return true;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO kernel_tree (run_id, path, "
+			       "version, describe) VALUES (?, ?, ?, ?)",
+			       -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    st->db,
+		    "INSERT INTO kernel_files (run_id, path, sha256) "
+		    "VALUES (?, ?, ?)",
+		    -1, &f, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the kernel-tree insert");
+	sqlite3_bind_int64(s, 1, run);
+	bind_text(s, 2, id->path);
+	bind_text(s, 3, id->version);
+	bind_text(s, 4, id->describe);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		return fail(st, error, "inserting the kernel tree");
+	for (unsigned int i = 0; id->files[i][0]; i++) {
+		sqlite3_reset(f);
+		sqlite3_bind_int64(f, 1, run);
+		bind_text(f, 2, id->files[i][0]);
+		bind_text(f, 3, id->files[i][1]);
+		if (sqlite3_step(f) != SQLITE_DONE)
+			return fail(st, error, "inserting kernel files");
+	}
+	return true;
+}
+
 bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 		      const struct qsim_results *res, int64_t *run_id,
 		      GError **error)
@@ -672,7 +727,8 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 	    !insert_vcpu_counters(st, run, res, error) ||
 	    !insert_partitions(st, run, res, error) ||
 	    !insert_dtl(st, run, res, error) ||
-	    !insert_hists(st, run, res, error))
+	    !insert_hists(st, run, res, error) ||
+	    !insert_ktree(st, run, cfg, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))
 		goto rollback;

@@ -15,7 +15,7 @@
 #define STORE_ERROR (store_error_quark())
 GQuark store_error_quark(void);
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 struct store {
 	sqlite3 *db;

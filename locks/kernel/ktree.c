@@ -643,6 +643,7 @@ static void kt_init(void *lock)
 		.global_fini = kt_global_fini,                            \
 		.params = params_,                                        \
 		.paravirt = pv_,                                          \
+		.kernel_tree = true,                                      \
 	}
 
 #ifdef QSIM_KTREE_GENERIC
