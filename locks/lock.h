@@ -105,6 +105,9 @@ struct lk_ops {
 	bool paravirt;
 	/* Built from a kernel tree's own files (docs/kernel-tree.md). */
 	bool kernel_tree;
+	/* The tunables it registers, by [lock] key (NULL-terminated, for
+	 * g_strfreev); NULL: every key in params. */
+	char **(*knobs)(void);
 	/* A mutant build: its name, what it breaks, how to expose it. */
 	const char *mutant;
 	const char *mutant_desc;

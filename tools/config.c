@@ -1149,6 +1149,29 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		return false;
 	const struct lk_ops *ops = lk_find(cfg->lock);
 
+	if (cfg->qspl_set && ops->knobs) {
+		g_auto(GStrv) have = ops->knobs();
+		unsigned int i = 0;
+
+#define X(name, def, max, help)                                              \
+	if ((cfg->qspl_set & (1u << i)) &&                                   \
+	    !g_strv_contains((const char *const *)have, "qspl_" #name)) {    \
+		g_autofree char *list = g_strjoinv(", ", have);              \
+		const struct lk_ktree_identity *id = lk_ktree_identity();    \
+                                                                             \
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,               \
+			    "%s: [lock] qspl_" #name                         \
+			    ": lock %s (Linux %s) has no such tunable; its " \
+			    "tunables are: %s",                              \
+			    path, cfg->lock, id ? id->version : "?",         \
+			    *list ? list : "none");                          \
+		return false;                                                \
+	}                                                                    \
+	i++;
+		QSPL_TUNABLES(X)
+#undef X
+	}
+
 	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] read_pct = %u, readers = %u: lock "

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -607,6 +608,40 @@ const struct kt_alloc *kt_find_alloc(const void *globals, const char *what)
 	return NULL;
 }
 
+/*
+ * The knobs the tree's lock registers (its debugfs files, under qsim's
+ * names), for the scenario checks before a run: a scratch guest of one
+ * CPU is set up and taken down.  NULL-terminated; g_strfreev it.
+ */
+char **kt_knob_names(const struct kt_type *t)
+{
+	struct lk_params p = {
+		.pv_mapping = LK_PV_SPLPAR_UNDIRECTED,
+		.line_bytes = 128,
+		.page_bytes = 4096,
+		.shared = true,
+	};
+	GPtrArray *names = g_ptr_array_new();
+	size_t n = kt_global_size(t, &p, 1);
+	void *g = NULL;
+
+	QSIM_BUG_ON(posix_memalign(&g, 4096, n) != 0, "out of memory");
+	memset(g, 0, n);
+	p.arena_lo = g;
+	p.arena_hi = (const char *)g + n;
+	kt_global_init(t, g, &p, 1);
+	for (guint i = 0; i < ((struct kt_guest *)g)->inst->knobs->len; i++) {
+		struct kt_knob *k = g_ptr_array_index(
+			((struct kt_guest *)g)->inst->knobs, i);
+
+		g_ptr_array_add(names, g_strdup(k->name));
+	}
+	kt_global_fini(g);
+	free(g);
+	g_ptr_array_add(names, NULL);
+	return (char **)g_ptr_array_free(names, FALSE);
+}
+
 /* --- the lock types --- */
 
 static void kt_init(void *lock)
@@ -629,6 +664,10 @@ static void kt_init(void *lock)
 	{                                                                 \
 		kt_global_init(&kt_##id_, g, p, n);                       \
 	}                                                                 \
+	static char **id_##_knobs(void)                                   \
+	{                                                                 \
+		return kt_knob_names(&kt_##id_);                          \
+	}                                                                 \
 	const struct lk_ops lk_##id_##_ops = {                            \
 		.name = #id_,                                             \
 		.desc = desc_,                                            \
@@ -644,6 +683,7 @@ static void kt_init(void *lock)
 		.params = params_,                                        \
 		.paravirt = pv_,                                          \
 		.kernel_tree = true,                                      \
+		.knobs = id_##_knobs,                                     \
 	}
 
 #ifdef QSIM_KTREE_GENERIC

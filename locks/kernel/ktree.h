@@ -37,6 +37,7 @@ void kt_unlock(void *lock);
 bool kt_trylock(void *lock);
 /* The [lock] qspl_* keys the scenario set, through the file's knobs. */
 void kt_apply_knobs(struct qk_inst *in, const struct lk_params *p);
+char **kt_knob_names(const struct kt_type *t);
 bool kt_knob_set(struct qk_inst *in, const char *name, uint64_t val);
 bool kt_knob_get(struct qk_inst *in, const char *name, uint64_t *val);
 const struct kt_alloc *kt_find_alloc(const void *globals, const char *what);
