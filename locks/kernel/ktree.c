@@ -41,6 +41,7 @@ struct kt_knob {
 struct qk_inst {
 	const struct kt_type *type;
 	void *dl;
+	int fd; /* the copy's memfd, open while it is loaded */
 	const struct qk_info *info;
 	void (*lock)(void *);
 	void (*unlock)(void *);
@@ -368,7 +369,14 @@ static const struct qk_api kapi = {
 
 /* --- loading a copy --- */
 
-static void *load_copy(const struct kt_type *t)
+/*
+ * A copy is opened by its memfd's /proc path, and the fd stays open as
+ * long as the copy is loaded: the dynamic linker takes an object whose
+ * name matches one already loaded for that object, so two live copies
+ * must never have one fd number (it did: torture --jobs 2 gave two
+ * workers one copy, and so one hash table).
+ */
+static void *load_copy(const struct kt_type *t, int *fdp)
 {
 	const char *lib = t->lib, *end = t->lib_end;
 	char path[64];
@@ -385,8 +393,8 @@ static void *load_copy(const struct kt_type *t)
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	close(fd); /* the mapping stays */
 	QSIM_BUG_ON(!dl, "loading the %s library: %s", t->name, dlerror());
+	*fdp = fd;
 	return dl;
 }
 
@@ -422,7 +430,8 @@ size_t kt_global_size(const struct kt_type *t, const struct lk_params *p,
 		      unsigned int nr_cpus)
 {
 	/* The sizes need the library's per-CPU template: ask a copy. */
-	void *dl = load_copy(t);
+	int fd;
+	void *dl = load_copy(t, &fd);
 	const struct qk_info *info = dlsym(dl, QK_SYM_INFO);
 	size_t n;
 
@@ -431,6 +440,7 @@ size_t kt_global_size(const struct kt_type *t, const struct lk_params *p,
 	n = p->line_bytes + percpu_stride(info, p->line_bytes) * nr_cpus +
 	    alloc_budget(p, nr_cpus);
 	dlclose(dl);
+	close(fd);
 	return n;
 }
 
@@ -453,7 +463,7 @@ void kt_global_init(const struct kt_type *t, void *globals,
 	size_t pcpu;
 
 	in->type = t;
-	in->dl = load_copy(t);
+	in->dl = load_copy(t, &in->fd);
 	in->info = sym(in, QK_SYM_INFO);
 	QSIM_BUG_ON(in->info->api_version != QK_API_VERSION,
 		    "kernel-tree library %s: interface %u, qsim %u", t->name,
@@ -515,6 +525,7 @@ void kt_global_fini(void *globals)
 	if (!in)
 		return;
 	dlclose(in->dl);
+	close(in->fd);
 	for (guint i = 0; i < in->knobs->len; i++) {
 		struct kt_knob *k = g_ptr_array_index(in->knobs, i);
 
