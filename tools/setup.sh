@@ -5,8 +5,13 @@
 # (only those missing), configure and build.  Used by both README commands.
 #
 #   tools/setup.sh            install, configure, build ./build/qsim
-#   tools/setup.sh --test     ... then run the whole test suite, and the
-#                             unit tests again under ASan+UBSan
+#   tools/setup.sh --test     ... then run the whole test suite, the
+#                             unit tests again under ASan+UBSan, and the
+#                             kernel-tree tests against the fixture tree
+#                             (build-kfixture, label ktree)
+#   tools/setup.sh --kernel-tree DIR
+#                             build ./build/qsim with the lock types of the
+#                             kernel tree DIR (docs/kernel-tree.md)
 #
 # Warnings are errors when CI is set (as CI sets it) or with --werror.
 set -euo pipefail
@@ -16,14 +21,21 @@ cd "$top"
 
 test=0
 werror=OFF
+ktree=""
 [ "${CI:-}" = "true" ] && werror=ON
-for arg in "$@"; do
-	case "$arg" in
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--test) test=1 ;;
 	--werror) werror=ON ;;
-	-h|--help) sed -n '4,11p' "$0"; exit 0 ;;
-	*) echo "setup.sh: unknown option '$arg'" >&2; exit 1 ;;
+	--kernel-tree)
+		[ $# -ge 2 ] || { echo "setup.sh: --kernel-tree needs a directory" >&2; exit 1; }
+		ktree=$(cd "$2" 2>/dev/null && pwd) ||
+			{ echo "setup.sh: --kernel-tree $2: no such directory" >&2; exit 1; }
+		shift ;;
+	-h|--help) sed -n '4,17p' "$0"; exit 0 ;;
+	*) echo "setup.sh: unknown option '$1'" >&2; exit 1 ;;
 	esac
+	shift
 done
 
 packages=(gcc make cmake pkg-config libglib2.0-dev check libsubunit-dev
@@ -45,7 +57,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQSIM_WERROR="$werror" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQSIM_WERROR="$werror" \
+	-DQSIM_KERNEL_TREE="$ktree" >/dev/null
 cmake --build build -j"$jobs"
 
 if [ "$test" -eq 1 ]; then
@@ -56,4 +69,10 @@ if [ "$test" -eq 1 ]; then
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j"$jobs" -L unit)
+	# Kernel-tree mode, built against the fixture tree (no kernel code).
+	cmake -S . -B build-kfixture -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DQSIM_WERROR="$werror" \
+		-DQSIM_KERNEL_TREE="$top/tests/kernel-fixture" >/dev/null
+	cmake --build build-kfixture -j"$jobs" --target qsim test_ktree
+	(cd build-kfixture && ctest --output-on-failure -j"$jobs" -L ktree)
 fi

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel-tree mode against the fixture tree (tests/kernel-fixture): this
+ * suite is built only in a build configured with
+ * -DQSIM_KERNEL_TREE=tests/kernel-fixture (CI's build-kfixture).  The
+ * fixture's lock algorithms are original and small (its README.md), so
+ * what is checked here is qsim's side: the build made the three lock
+ * types from the tree, each runs under the always-on checks and makes
+ * progress, the identity stored is the tree's (digests computed here,
+ * independently), a tunable the tree does not register is refused, and
+ * torture runs the kernel-tree locks on two jobs.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "tests/testutil.h"
+
+#define FIXTURE QSIM_SOURCE_DIR "/tests/kernel-fixture"
+
+static const struct lk_ops *need(const char *name)
+{
+	const struct lk_ops *ops = lk_find(name);
+
+	ck_assert_msg(ops, "no lock type %s in this build", name);
+	ck_assert(ops->kernel_tree);
+	return ops;
+}
+
+START_TEST(test_types_run_clean)
+{
+	static const char *const types[] = {"kernel_qspinlock",
+					    "kernel_pv_qspinlock",
+					    "kernel_ppc_qspinlock"};
+
+	/* 16 vCPUs on 16 pCPUs: mutual exclusion, progress, consistency. */
+	for (unsigned int i = 0; i < G_N_ELEMENTS(types); i++)
+		tu_validate(need(types[i]), 16, NULL, NULL);
+	/* At 2x the native queued lock collapses behind preempted waiters
+	 * (as the clean-room qspinlock does); the pv and powerpc ones must
+	 * keep going. */
+	tu_validate(need("kernel_pv_qspinlock"), 8, NULL, NULL);
+	tu_validate(need("kernel_ppc_qspinlock"), 8, NULL, NULL);
+	tu_validate(need("kernel_ppc_qspinlock"), 8, "lock.qspl_steal_spins=0",
+		    "lock.qspl_pv_yield_owner=0");
+}
+END_TEST
+
+START_TEST(test_identity)
+{
+	const struct lk_ktree_identity *id = lk_ktree_identity();
+	unsigned int n = 0;
+
+	ck_assert(id);
+	ck_assert_str_eq(id->version, "6.12.0-qsim-fixture");
+	ck_assert(g_str_has_suffix(id->path, "/tests/kernel-fixture"));
+	for (; id->files[n][0]; n++) {
+		g_autofree char *p =
+			g_build_filename(FIXTURE, id->files[n][0], NULL);
+		g_autofree char *text = NULL;
+		g_autofree char *sum = NULL;
+		gsize len;
+
+		ck_assert_msg(g_file_get_contents(p, &text, &len, NULL), "%s",
+			      p);
+		sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+						  (const guchar *)text, len);
+		ck_assert_str_eq(id->files[n][1], sum);
+	}
+	/* The manifest's 6.12 files: 9 generic, 3 powerpc, the Makefile. */
+	ck_assert_uint_eq(n, 13);
+}
+END_TEST
+
+START_TEST(test_unregistered_knob_refused)
+{
+	g_autofree char *text = tu_scenario("kernel_ppc_qspinlock", 4, 4, 1);
+	const char *set[] = {"lock.qspl_pv_yield_prev=0", NULL};
+	const char *ok[] = {"lock.qspl_head_spins=8", NULL};
+	struct qsim_config *cfg;
+	GError *err = NULL;
+
+	/* The fixture registers four tunables; pv_yield_prev is not one. */
+	cfg = cfg_load_text("k.ini", text, (char **)set, &err);
+	ck_assert(!cfg);
+	ck_assert(strstr(err->message, "qspl_pv_yield_prev"));
+	ck_assert(strstr(err->message, "6.12.0-qsim-fixture"));
+	ck_assert(strstr(err->message, "qspl_steal_spins, qspl_head_spins, "
+				       "qspl_pv_yield_owner, "
+				       "qspl_pv_prod_head"));
+	g_error_free(err);
+	cfg = cfg_load_text("k.ini", text, (char **)ok, &err);
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	cfg_free(cfg);
+}
+END_TEST
+
+static void torture(const char *lock)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *lk = g_strdup_printf("--lock=%s", lock);
+	g_autofree char *out = g_strdup_printf("--out=%s", dir);
+	const char *argv[] = {QSIM_BINARY, "torture", lk,  "--seeds=12",
+			      "--jobs=2",  out,	      NULL};
+	g_autofree char *so = NULL, *se = NULL;
+	int status;
+
+	ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &so,
+			       &se, &status, NULL));
+	ck_assert_msg(g_spawn_check_wait_status(status, NULL),
+		      "torture %s: %s%s", lock, so, se);
+	ck_assert_msg(strstr(so, "12 seeds") && strstr(so, "0 failed"), "%s",
+		      so);
+	g_rmdir(dir);
+}
+
+START_TEST(test_torture_two_jobs)
+{
+	/* Two workers at once, each with its own copy of the library. */
+	torture("kernel_pv_qspinlock");
+	torture("kernel_ppc_qspinlock");
+	torture("kernel_qspinlock");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ktree");
+	TCase *tc = tcase_create("fixture");
+
+	tcase_add_test(tc, test_types_run_clean);
+	tcase_add_test(tc, test_identity);
+	tcase_add_test(tc, test_unregistered_knob_refused);
+	tcase_add_test(tc, test_torture_two_jobs);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
