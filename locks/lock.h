@@ -105,8 +105,9 @@ struct lk_ops {
 	bool paravirt;
 	/* Built from a kernel tree's own files (docs/kernel-tree.md). */
 	bool kernel_tree;
-	/* The tunables it registers, by [lock] key (NULL-terminated, for
-	 * g_strfreev); NULL: every key in params. */
+	/* The tunables it registers, as "[lock] key=its default" (the
+	 * tree's own initial value; NULL-terminated, for g_strfreev);
+	 * NULL: every key in params. */
 	char **(*knobs)(void);
 	/* A mutant build: its name, what it breaks, how to expose it. */
 	const char *mutant;

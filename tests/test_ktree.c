@@ -95,6 +95,23 @@ START_TEST(test_unregistered_knob_refused)
 }
 END_TEST
 
+START_TEST(test_list_shows_tree_tunables)
+{
+	const char *argv[] = {QSIM_BINARY, "list", "locks", NULL};
+	g_autofree char *so = NULL, *se = NULL;
+	int status;
+
+	ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &so,
+			       &se, &status, NULL));
+	ck_assert(g_spawn_check_wait_status(status, NULL));
+	/* The fixture's four tunables with its initial values
+	 * (arch/powerpc/lib/qspinlock.c there), not qsim's defaults. */
+	ck_assert_msg(strstr(so, " qspl_steal_spins=16 qspl_head_spins=64 "
+				 "qspl_pv_yield_owner=1 qspl_pv_prod_head=0\n"),
+		      "%s", so);
+}
+END_TEST
+
 static void torture(const char *lock)
 {
 	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
@@ -131,6 +148,7 @@ int main(void)
 	tcase_add_test(tc, test_types_run_clean);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_unregistered_knob_refused);
+	tcase_add_test(tc, test_list_shows_tree_tunables);
 	tcase_add_test(tc, test_torture_two_jobs);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -1153,6 +1153,10 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		g_auto(GStrv) have = ops->knobs();
 		unsigned int i = 0;
 
+		for (char **h = have; *h; h++) /* "name=default": the names */
+			if (strchr(*h, '='))
+				*strchr(*h, '=') = '\0';
+
 #define X(name, def, max, help)                                              \
 	if ((cfg->qspl_set & (1u << i)) &&                                   \
 	    !g_strv_contains((const char *const *)have, "qspl_" #name)) {    \

@@ -247,6 +247,15 @@ static void print_lock_params(const struct lk_ops *o)
 	if (!o->params)
 		return;
 	printf("  %-14s", "");
+	if (o->knobs && strcmp(o->params, "qspl_*") == 0) {
+		/* a kernel tree's own tunables, with its defaults */
+		g_auto(GStrv) have = o->knobs();
+
+		for (char **h = have; *h; h++)
+			printf(" %s", *h);
+		printf("\n");
+		return;
+	}
 	if (strcmp(o->params, "qspl_*") == 0) {
 #define X(name, def, max, help) printf(" qspl_" #name "=%u", (unsigned int)def);
 		QSPL_TUNABLES(X)

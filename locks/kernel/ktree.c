@@ -621,8 +621,10 @@ const struct kt_alloc *kt_find_alloc(const void *globals, const char *what)
 
 /*
  * The knobs the tree's lock registers (its debugfs files, under qsim's
- * names), for the scenario checks before a run: a scratch guest of one
- * CPU is set up and taken down.  NULL-terminated; g_strfreev it.
+ * names) as "name=value" with the value its getter reads before any
+ * scenario sets it (the tree's default), for the scenario checks and
+ * `qsim list`: a scratch guest of one CPU is set up and taken down.
+ * NULL-terminated; g_strfreev it.
  */
 char **kt_knob_names(const struct kt_type *t)
 {
@@ -644,8 +646,11 @@ char **kt_knob_names(const struct kt_type *t)
 	for (guint i = 0; i < ((struct kt_guest *)g)->inst->knobs->len; i++) {
 		struct kt_knob *k = g_ptr_array_index(
 			((struct kt_guest *)g)->inst->knobs, i);
+		unsigned long long v = 0;
 
-		g_ptr_array_add(names, g_strdup(k->name));
+		QSIM_BUG_ON(k->get(k->data, &v) != 0,
+			    "kernel knob %s unreadable", k->name);
+		g_ptr_array_add(names, g_strdup_printf("%s=%llu", k->name, v));
 	}
 	kt_global_fini(g);
 	free(g);
