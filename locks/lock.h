@@ -103,6 +103,11 @@ struct lk_ops {
 	bool broken;
 	/* Uses pv_wait/pv_kick, so the pv mapping matters. */
 	bool paravirt;
+	/* Its word is the generic queued spinlock's (sim/observe.h). */
+	bool qword;
+	/* The pv hash table in @globals: entries of a lock then a node
+	 * pointer (false: none). */
+	bool (*pv_hash)(void *globals, void **base, size_t *entries);
 	/* Built from a kernel tree's own files (docs/kernel-tree.md). */
 	bool kernel_tree;
 	/* The tunables it registers, as "[lock] key=its default" (the

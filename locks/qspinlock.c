@@ -92,6 +92,15 @@ void qs_guest_fini(void *globals)
 	g->hash_count = NULL;
 }
 
+bool qs_pv_hash(void *globals, void **base, size_t *entries)
+{
+	struct qs_guest *g = globals;
+
+	*base = g->pv_lock_hash;
+	*entries = (size_t)1 << g->pv_lock_hash_bits;
+	return true;
+}
+
 void qs_lock_init(void *p)
 {
 	struct qspinlock *lock = p;
@@ -159,5 +168,6 @@ const struct lk_ops lk_qspinlock_ops = {
 	.global_size = qs_guest_size,
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
+	.qword = true,
 	.params = "_Q_PENDING_LOOPS",
 };

@@ -1198,6 +1198,16 @@ void sim_mem_written(struct sim *s, const void *p, sim_time_t t)
 	s->mem.lines[line].version++;
 	if (s->mem.lines[line].watchers)
 		wake_watchers(s, line, t);
+	if (s->mem.observed && s->mem.observed[line])
+		s->write_hook(s->write_data, s->cur, p);
+}
+
+void sim_mem_observe(struct sim *s, const void *p)
+{
+	QSIM_BUG_ON(!s->mem.sealed, "observing before the arena is sealed");
+	if (!s->mem.observed)
+		s->mem.observed = g_new0(uint8_t, s->mem.nlines);
+	s->mem.observed[sim_mem_line_of(&s->mem, p)] = 1;
 }
 
 void sim_mem_poke(struct sim *s, const void *p, sim_time_t t)

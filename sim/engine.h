@@ -294,6 +294,10 @@ struct sim {
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;
+	/* Observers (sim/observe.c): called after every write to a line
+	 * marked in mem.observed, with the writer (NULL: the hypervisor). */
+	void (*write_hook)(void *data, struct sim_cpu *c, const void *p);
+	void *write_data;
 	uint64_t seed; /* of the machine-noise streams; set before cpus */
 	struct sim_rng arb_rng;	   /* which waiting request a line serves */
 	struct sim_lineq *lq_free; /* spare line queues */
@@ -504,6 +508,8 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
  */
 bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p);
 void sim_mem_written(struct sim *s, const void *p, sim_time_t t);
+/* Mark @p's line as watched by the sim's write_hook (after sealing). */
+void sim_mem_observe(struct sim *s, const void *p);
 /* A write from outside any cpu (the hypervisor updating an lppaca). */
 void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
 

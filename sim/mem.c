@@ -36,6 +36,7 @@ void sim_mem_destroy(struct sim_mem *m)
 		munmap(m->base, m->size);
 	g_free(m->lines);
 	g_free(m->sharers);
+	g_free(m->observed);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -129,6 +129,7 @@ struct sim_mem {
 	unsigned int nwords;
 	unsigned int dom_threads; /* hardware threads per cache domain */
 	size_t nlines;
+	uint8_t *observed; /* per line: an observer watches its writes */
 	struct sim_cost cost;
 	struct sim_topo topo;
 };

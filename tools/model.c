@@ -8,6 +8,7 @@
 
 #include "tools/model.h"
 #include "locks/lock.h"
+#include "sim/observe.h"
 
 struct run {
 	const struct qsim_config *cfg;
@@ -19,6 +20,7 @@ struct run {
 	unsigned int n_noise_wl;
 	struct wl_lock_iface iface;
 	struct sim_event warmup;
+	GPtrArray *obs; /* struct obs *: one per partition with locks */
 };
 
 _Static_assert(SIM_POINT_CS == HV_PT_critical_section,
@@ -566,6 +568,25 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	for (unsigned int i = 0; i < r->n_noise_wl * cfg->nlocks; i++)
 		if (noise_addrs[i])
 			ops->init(noise_addrs[i]);
+	/* The observers: invariants checked outside the lock code. */
+	r->obs = g_ptr_array_new_with_free_func((GDestroyNotify)obs_free);
+	for (unsigned int p = 0; ops->qword && p < r->hv.nparts; p++) {
+		void **la = p ? &noise_addrs[(p - 1) * cfg->nlocks] : addrs;
+		g_autofree char *who = g_strdup_printf("partition %u", p);
+		struct obs *o;
+		void *hb;
+		size_t hn;
+
+		if (p > 0 && !cfg->noise[p - 1].locktest)
+			continue;
+		o = obs_qspinlock_new(&r->sim, who);
+		g_ptr_array_add(r->obs, o);
+		for (unsigned int i = 0; i < cfg->nlocks; i++)
+			obs_watch_lock(o, la[i], i);
+		if (ops->pv_hash && r->hv.parts[p]->guest &&
+		    ops->pv_hash(r->hv.parts[p]->guest, &hb, &hn))
+			obs_watch_pv_hash(o, hb, hn);
+	}
 
 	r->wl.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
@@ -615,6 +636,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	for (unsigned int p = 0; ops->global_fini && p < r->hv.nparts; p++)
 		if (r->hv.parts[p]->guest)
 			ops->global_fini(r->hv.parts[p]->guest);
+	g_ptr_array_free(r->obs, TRUE);
 	wl_destroy(&r->wl);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
 		if (r->noise_wl[n].nvcpus)

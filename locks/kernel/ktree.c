@@ -56,6 +56,8 @@ struct qk_inst {
 	char *alloc_next, *alloc_end;
 	struct kt_alloc allocs[KT_MAX_ALLOCS];
 	unsigned int nallocs;
+	char *lib_alloc; /* the library's first allocation (the pv hash) */
+	size_t lib_alloc_size;
 	GPtrArray *knobs; /* struct kt_knob * */
 	int *event_map;	  /* kernel event -> qsim LOCKEVENT_*, or -1 */
 	/* splpar-directed: holder cpu + 1 by lock hash; the lock waited on */
@@ -298,7 +300,13 @@ static void *guest_alloc(struct qk_inst *in, const char *what, size_t size,
 static void *k_alloc(struct qk_inst *in, const char *what, size_t size,
 		     size_t align)
 {
-	return guest_alloc(in, what, size, align);
+	void *p = guest_alloc(in, what, size, align);
+
+	if (!in->lib_alloc) { /* alloc_large_system_hash's: the pv hash */
+		in->lib_alloc = p;
+		in->lib_alloc_size = size;
+	}
+	return p;
 }
 
 static void k_event(struct qk_inst *in, unsigned int ev, uint64_t n)
@@ -658,6 +666,22 @@ char **kt_knob_names(const struct kt_type *t)
 	return (char **)g_ptr_array_free(names, FALSE);
 }
 
+/*
+ * The pv hash table of a generic library's copy: the only boot-time
+ * allocation those files make is alloc_large_system_hash's, of entries
+ * of a lock and a node pointer (sim/observe.h).
+ */
+static bool kt_pv_hash(void *globals, void **base, size_t *entries)
+{
+	struct kt_guest *g = globals;
+
+	if (!g->inst || !g->inst->lib_alloc)
+		return false;
+	*base = g->inst->lib_alloc;
+	*entries = g->inst->lib_alloc_size / (2 * sizeof(void *));
+	return true;
+}
+
 /* --- the lock types --- */
 
 static void kt_init(void *lock)
@@ -665,7 +689,7 @@ static void kt_init(void *lock)
 	(void)lock; /* the arena is zero, and zero is unlocked */
 }
 
-#define KT_TYPE(id_, pv_, lib_, params_, desc_)                           \
+#define KT_TYPE(id_, pv_, qword_, lib_, params_, desc_)                   \
 	static const struct kt_type kt_##id_ = {.name = #id_,             \
 						.lib = lib_,              \
 						.lib_end = lib_##_end,    \
@@ -698,18 +722,20 @@ static void kt_init(void *lock)
 		.global_fini = kt_global_fini,                            \
 		.params = params_,                                        \
 		.paravirt = pv_,                                          \
+		.qword = qword_,                                          \
+		.pv_hash = qword_ ? kt_pv_hash : NULL,                    \
 		.kernel_tree = true,                                      \
 		.knobs = id_##_knobs,                                     \
 	}
 
 #ifdef QSIM_KTREE_GENERIC
-KT_TYPE(kernel_qspinlock, false, qsim_klib_generic, "_Q_PENDING_LOOPS",
+KT_TYPE(kernel_qspinlock, false, true, qsim_klib_generic, "_Q_PENDING_LOOPS",
 	"the kernel tree's generic qspinlock, native slowpath");
-KT_TYPE(kernel_pv_qspinlock, true, qsim_klib_generic,
+KT_TYPE(kernel_pv_qspinlock, true, true, qsim_klib_generic,
 	"pv_mapping SPIN_THRESHOLD _Q_PENDING_LOOPS",
 	"the kernel tree's generic qspinlock with its pv slowpath");
 #endif
 #ifdef QSIM_KTREE_PPC
-KT_TYPE(kernel_ppc_qspinlock, false, qsim_klib_ppc, "qspl_*",
+KT_TYPE(kernel_ppc_qspinlock, false, false, qsim_klib_ppc, "qspl_*",
 	"the kernel tree's powerpc qspinlock (6.2 on)");
 #endif

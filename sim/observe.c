@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Observers (observe.h): invariants read from guest memory at each write
+ * to a watched line.  The engine calls obs_on_write after the bytes of a
+ * write are in memory (sim_mem_written), so the observer sees every
+ * transition of a watched word, in the order the machine made them.
+ */
+#include "sim/observe.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "sim/engine.h"
+
+#define Q_LOCKED_MASK 0xffu
+#define Q_PENDING_OFF 8
+#define Q_SLOW_VAL    3u
+
+struct obs_lock {
+	uint32_t *word;
+	unsigned int idx;
+	uint32_t last; /* the word as of the last write seen */
+	int holder;    /* cpu id of the word's holder, or -1 */
+	int hashed;    /* pv hash entries for it right now */
+};
+
+struct obs_pv_entry {
+	void *lock;
+	void *node;
+};
+
+struct obs {
+	struct sim *sim;
+	char *who;
+	GHashTable *locks;  /* guest address -> struct obs_lock */
+	GHashTable *counts; /* guest lock address -> entries (unwatched
+			       locks too: an rwlock's wait_lock) */
+	struct obs_pv_entry *hash;
+	size_t nentries;
+	void **shadow; /* per entry: its lock pointer as last seen */
+};
+
+/* What a watched line holds: a lock word or part of a hash table. */
+struct obs_slot {
+	struct obs *o;
+	struct obs_lock *lock; /* or NULL: hash entries */
+};
+
+struct obs_set {
+	GHashTable *slots; /* line index -> struct obs_slot */
+	GPtrArray *all;
+};
+
+static void report(struct obs *o, struct sim_cpu *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(struct obs *o, struct sim_cpu *c, const char *fmt, ...)
+{
+	g_autofree char *what = NULL;
+	g_autofree char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	what = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	msg = g_strdup_printf("observer (%s): %s", o->who, what);
+	if (c)
+		sim_report_violation(c, msg);
+}
+
+static int count_of(struct obs *o, void *lock)
+{
+	return GPOINTER_TO_INT(g_hash_table_lookup(o->counts, lock));
+}
+
+static void count_add(struct obs *o, void *lock, int d)
+{
+	int n = count_of(o, lock) + d;
+	struct obs_lock *l = g_hash_table_lookup(o->locks, lock);
+
+	if (n)
+		g_hash_table_insert(o->counts, lock, GINT_TO_POINTER(n));
+	else
+		g_hash_table_remove(o->counts, lock);
+	if (l)
+		l->hashed = n;
+}
+
+static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
+{
+	uint32_t old = l->last, now = *(volatile uint32_t *)l->word;
+	uint32_t ol = old & Q_LOCKED_MASK, nl = now & Q_LOCKED_MASK;
+	int who = c ? (int)c->id : -1;
+
+	l->last = now;
+	if (nl != 0 && nl != 1 && nl != Q_SLOW_VAL)
+		report(o, c,
+		       "O1: lock %u's locked byte is %#x (word %#" PRIx32
+		       ", was %#" PRIx32 ")",
+		       l->idx, nl, now, old);
+	if (nl == Q_SLOW_VAL && ol != Q_SLOW_VAL && l->hashed != 1 &&
+	    !(ol != 0 && who == l->holder))
+		report(o, c,
+		       "O3: lock %u set to _Q_SLOW_VAL by cpu %d, a waiter, "
+		       "with %d pv hash entries for it (word %#" PRIx32
+		       " -> %#" PRIx32 ")",
+		       l->idx, who, l->hashed, old, now);
+	if (ol == Q_SLOW_VAL && nl == 0 && l->hashed != 0)
+		report(o, c,
+		       "O4: lock %u released from _Q_SLOW_VAL by cpu %d with "
+		       "its pv hash entry still there",
+		       l->idx, who);
+	if (ol == 0 && nl != 0)
+		l->holder = who;
+	else if (nl == 0)
+		l->holder = -1;
+}
+
+static void on_hash(struct obs *o, const void *p, struct sim_cpu *c)
+{
+	struct sim_mem *m = &o->sim->mem;
+	size_t line = sim_mem_line_of(m, p);
+	const char *start = (const char *)m->base + (line << m->line_shift);
+	ptrdiff_t off = start - (const char *)o->hash;
+	size_t first = off > 0 ? (size_t)off / sizeof(*o->hash) : 0;
+	size_t per = ((size_t)1 << m->line_shift) / sizeof(*o->hash) + 1;
+
+	for (size_t i = first; i < first + per && i < o->nentries; i++) {
+		void *now = *(void *volatile *)&o->hash[i].lock;
+		void *was = o->shadow[i];
+
+		if (sim_mem_line_of(m, &o->hash[i]) != line || now == was)
+			continue;
+		o->shadow[i] = now;
+		if (was)
+			count_add(o, was, -1);
+		if (now) {
+			struct obs_lock *l = g_hash_table_lookup(o->locks, now);
+
+			count_add(o, now, 1);
+			if (count_of(o, now) > 1)
+				report(o, c,
+				       "O2: lock %d hashed twice (a second pv "
+				       "hash entry, %zu, by cpu %d)",
+				       l ? (int)l->idx : -1, i,
+				       c ? (int)c->id : -1);
+		}
+	}
+}
+
+static void obs_on_write(void *data, struct sim_cpu *c, const void *p)
+{
+	struct obs_set *set = data;
+	struct sim *s = c ? c->sim : NULL;
+	struct obs_slot *slot;
+
+	if (!s) /* the hypervisor writes no watched line */
+		return;
+	slot = g_hash_table_lookup(
+		set->slots, GSIZE_TO_POINTER(sim_mem_line_of(&s->mem, p) + 1));
+	if (!slot)
+		return;
+	if (slot->lock)
+		on_lock(slot->o, slot->lock, c);
+	else
+		on_hash(slot->o, p, c);
+}
+
+static void set_free(struct obs_set *set)
+{
+	g_hash_table_destroy(set->slots);
+	g_ptr_array_free(set->all, TRUE);
+	g_free(set);
+}
+
+static void watch_line(struct obs *o, const void *p, struct obs_lock *l)
+{
+	struct sim *s = o->sim;
+	struct obs_set *set = s->write_data;
+	struct obs_slot *slot = g_new0(struct obs_slot, 1);
+
+	slot->o = o;
+	slot->lock = l;
+	g_hash_table_insert(set->slots,
+			    GSIZE_TO_POINTER(sim_mem_line_of(&s->mem, p) + 1),
+			    slot);
+	sim_mem_observe(s, p);
+}
+
+struct obs *obs_qspinlock_new(struct sim *s, const char *who)
+{
+	struct obs *o = g_new0(struct obs, 1);
+	struct obs_set *set = s->write_data;
+
+	if (!s->write_hook) {
+		set = g_new0(struct obs_set, 1);
+		set->slots = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+		set->all = g_ptr_array_new();
+		s->write_hook = obs_on_write;
+		s->write_data = set;
+	}
+	QSIM_BUG_ON(s->write_hook != obs_on_write, "two write hooks");
+	g_ptr_array_add(set->all, o);
+	o->sim = s;
+	o->who = g_strdup(who);
+	o->locks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	o->counts = g_hash_table_new(NULL, NULL);
+	return o;
+}
+
+void obs_watch_lock(struct obs *o, void *lock, unsigned int idx)
+{
+	struct obs_lock *l = g_new0(struct obs_lock, 1);
+
+	l->word = lock;
+	l->idx = idx;
+	l->last = *(uint32_t *)lock;
+	l->holder = -1;
+	g_hash_table_insert(o->locks, lock, l);
+	watch_line(o, lock, l);
+}
+
+void obs_watch_pv_hash(struct obs *o, void *base, size_t entries)
+{
+	size_t line = (size_t)1 << o->sim->mem.line_shift;
+
+	o->hash = base;
+	o->nentries = entries;
+	o->shadow = g_new0(void *, entries);
+	for (size_t i = 0; i < entries; i++)
+		o->shadow[i] = o->hash[i].lock;
+	for (size_t b = 0; b < entries * sizeof(*o->hash); b += line)
+		watch_line(o, (char *)base + b, NULL);
+	watch_line(o, (char *)base + entries * sizeof(*o->hash) - 1, NULL);
+}
+
+void obs_free(struct obs *o)
+{
+	struct sim *s = o->sim;
+	struct obs_set *set = s->write_data;
+
+	g_ptr_array_remove(set->all, o);
+	if (!set->all->len) {
+		set_free(set);
+		s->write_hook = NULL;
+		s->write_data = NULL;
+	}
+	g_hash_table_destroy(o->locks);
+	g_hash_table_destroy(o->counts);
+	g_free(o->shadow);
+	g_free(o->who);
+	g_free(o);
+}

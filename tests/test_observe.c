@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The qspinlock observer (sim/observe.h) on hand-made write sequences:
+ * two vCPUs write a pv_qspinlock's word and hash table directly (no lock
+ * code runs), and the observer must flag exactly the sequences that
+ * break O1-O4, worked out by hand for each, and stay quiet on the two
+ * legal ways to reach _Q_SLOW_VAL (the waiting head hashes first; the
+ * holder's lazy hash sets it first).
+ *
+ * Words are written (tail, pending, locked) as in test_pvlock.c.
+ */
+#include <string.h>
+
+#include "locks/qspinlock.h"
+#include "sim/observe.h"
+#include "tests/testutil.h"
+
+enum act {
+	TAKE = 1, /* the word 0 -> 1 */
+	SLOW,	  /* locked byte -> _Q_SLOW_VAL */
+	HASH0,	  /* hash entry 0 := (lock, node) */
+	HASH1,	  /* hash entry 1 := (lock, node) */
+	UNHASH0,  /* hash entry 0's lock := NULL */
+	RELEASE,  /* locked byte -> 0 */
+	BAD,	  /* locked byte -> 2 */
+};
+
+static struct tu_rig R;
+static char *caught;
+
+static struct qspinlock *lock0(void)
+{
+	return R.locks[0];
+}
+
+static struct pv_hash_entry *entry(unsigned int i)
+{
+	struct qs_guest *g = R.h.parts[0]->guest;
+
+	return &g->pv_lock_hash[i];
+}
+
+static void act(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	struct qs_guest *g = r->h.parts[0]->guest;
+
+	switch (a) {
+	case TAKE:
+		WRITE_ONCE(lock0()->val.counter, 1);
+		break;
+	case SLOW:
+		WRITE_ONCE(lock0()->locked, 3);
+		break;
+	case HASH0:
+	case HASH1:
+		WRITE_ONCE(entry(a - HASH0)->lock, lock0());
+		WRITE_ONCE(entry(a - HASH0)->node, &g->qnodes[0]);
+		break;
+	case UNHASH0:
+		WRITE_ONCE(entry(0)->lock, NULL);
+		break;
+	case RELEASE:
+		WRITE_ONCE(lock0()->locked, 0);
+		break;
+	case BAD:
+		WRITE_ONCE(lock0()->locked, 2);
+		break;
+	}
+}
+
+static void capture(void *data, struct sim_cpu *c, const char *msg)
+{
+	if (!caught)
+		caught = g_strdup(msg);
+}
+
+/* Run vCPU 0's and vCPU 1's steps; the observer's first report or NULL. */
+static const char *run(const struct tu_step *s0, const struct tu_step *s1)
+{
+	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
+	struct hv_params hp = tu_hv_params(2);
+	struct obs *o;
+	void *base;
+	size_t n;
+
+	g_free(caught);
+	caught = NULL;
+	tu_rig_init(&R, &hp, "pv_qspinlock", NULL, false, sc, 2, 1);
+	R.call = act;
+	tu_rig_start(&R);
+	o = obs_qspinlock_new(&R.s, "partition 0");
+	obs_watch_lock(o, R.locks[0], 0);
+	ck_assert(R.ops->pv_hash(R.h.parts[0]->guest, &base, &n));
+	ck_assert_ptr_eq(base, entry(0));
+	obs_watch_pv_hash(o, base, n);
+	R.s.violation_hook = capture;
+	sim_run(&R.s, SIM_MS);
+	obs_free(o);
+	tu_rig_destroy(&R);
+	return caught;
+}
+
+#define DO(x)                \
+	{                    \
+		TU_CALL, (x) \
+	}
+#define WAIT(us)                   \
+	{                          \
+		TU_WORK, TU_US(us) \
+	}
+#define END               \
+	{                 \
+		TU_END, 0 \
+	}
+
+START_TEST(test_head_hashes_first_is_legal)
+{
+	/* vCPU 0 holds; vCPU 1, the queue head, hashes then sets SLOW (one
+	 * entry: O3 holds); vCPU 0 unhashes, then releases (none left). */
+	static const struct tu_step s0[] = {DO(TAKE), WAIT(5), DO(UNHASH0),
+					    DO(RELEASE), END};
+	static const struct tu_step s1[] = {WAIT(2), DO(HASH0), DO(SLOW), END};
+
+	ck_assert_ptr_null(run(s0, s1));
+}
+END_TEST
+
+START_TEST(test_lazy_hash_is_legal)
+{
+	/* The holder itself sets SLOW before hashing (pv_kick_node). */
+	static const struct tu_step s0[] = {DO(TAKE),	 DO(SLOW),    DO(HASH0),
+					    DO(UNHASH0), DO(RELEASE), END};
+	static const struct tu_step s1[] = {END};
+
+	ck_assert_ptr_null(run(s0, s1));
+}
+END_TEST
+
+START_TEST(test_o3_slow_before_hash)
+{
+	/* A waiter (vCPU 1) sets SLOW on vCPU 0's lock with no entry. */
+	static const struct tu_step s0[] = {DO(TAKE), END};
+	static const struct tu_step s1[] = {WAIT(2), DO(SLOW), END};
+	const char *m = run(s0, s1);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O3: lock 0 set to _Q_SLOW_VAL by cpu 1, a "
+				"waiter, with 0 pv hash entries") &&
+			      strstr(m, "word 0x1 -> 0x3"),
+		      "%s", m);
+}
+END_TEST
+
+START_TEST(test_o2_hashed_twice)
+{
+	static const struct tu_step s0[] = {DO(HASH0), DO(HASH1), END};
+	static const struct tu_step s1[] = {END};
+	const char *m = run(s0, s1);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O2: lock 0 hashed twice (a second pv hash "
+				"entry, 1, by cpu 0)"),
+		      "%s", m);
+}
+END_TEST
+
+START_TEST(test_o4_released_while_hashed)
+{
+	/* Hashed, SLOW by the head (vCPU 1), released by the holder without
+	 * taking the entry out. */
+	static const struct tu_step s0[] = {DO(TAKE), WAIT(5), DO(RELEASE),
+					    END};
+	static const struct tu_step s1[] = {WAIT(2), DO(HASH0), DO(SLOW), END};
+	const char *m = run(s0, s1);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O4: lock 0 released from _Q_SLOW_VAL by cpu "
+				"0 with its pv hash entry still there"),
+		      "%s", m);
+}
+END_TEST
+
+START_TEST(test_o1_bad_locked_byte)
+{
+	static const struct tu_step s0[] = {DO(TAKE), DO(BAD), END};
+	static const struct tu_step s1[] = {END};
+	const char *m = run(s0, s1);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O1: lock 0's locked byte is 0x2 (word 0x2, "
+				"was 0x1)"),
+		      "%s", m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("observe");
+	TCase *tc = tcase_create("qspinlock");
+
+	tcase_add_test(tc, test_head_hashes_first_is_legal);
+	tcase_add_test(tc, test_lazy_hash_is_legal);
+	tcase_add_test(tc, test_o3_slow_before_hash);
+	tcase_add_test(tc, test_o2_hashed_twice);
+	tcase_add_test(tc, test_o4_released_while_hashed);
+	tcase_add_test(tc, test_o1_bad_locked_byte);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
