@@ -44,13 +44,27 @@
 	X(sim_sleepy_set, COUNT)            \
 	X(sim_head_retry_after_steal, COUNT)
 
+/*
+ * After the named counters, slots for a kernel tree's counters that qsim
+ * has no name for (a counter a newer tree adds, or the fixture tree's):
+ * they take the tree's own names (lk_tree_event_slot).
+ */
+#define LOCKEVENT_TREE_SLOTS 16
+
 enum lock_event {
 #define X(name, kind) LOCKEVENT_##name,
 	LOCK_EVENTS(X)
 #undef X
-		LOCKEVENT_NUM,
+		LOCKEVENT_NAMED,
+	LOCKEVENT_NUM = LOCKEVENT_NAMED + LOCKEVENT_TREE_SLOTS,
 };
 
-extern const char *const lock_event_names[LOCKEVENT_NUM];
+extern const char *const lock_event_names[LOCKEVENT_NAMED];
+/* The name of counter @e: a named one, a tree's, or NULL (a free slot). */
+const char *lk_event_name(int e);
+/* The counter for a kernel tree's counter @name that qsim has no name
+ * for: the same slot for the same name in every run of the process;
+ * -1 when the slots are used up. */
+int lk_tree_event_slot(const char *name);
 
 #endif

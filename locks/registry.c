@@ -13,11 +13,41 @@
 _Static_assert(LOCKEVENT_NUM <= SIM_CPU_COUNTERS,
 	       "more lock events than per-cpu counter slots");
 
-const char *const lock_event_names[LOCKEVENT_NUM] = {
+const char *const lock_event_names[LOCKEVENT_NAMED] = {
 #define X(name, kind) #name,
 	LOCK_EVENTS(X)
 #undef X
 };
+
+static const char *tree_event_names[LOCKEVENT_TREE_SLOTS];
+static GMutex tree_event_lock; /* torture's workers load trees at once */
+
+const char *lk_event_name(int e)
+{
+	const char *n;
+
+	if (e < LOCKEVENT_NAMED)
+		return lock_event_names[e];
+	g_mutex_lock(&tree_event_lock);
+	n = tree_event_names[e - LOCKEVENT_NAMED];
+	g_mutex_unlock(&tree_event_lock);
+	return n;
+}
+
+int lk_tree_event_slot(const char *name)
+{
+	int slot = -1;
+
+	g_mutex_lock(&tree_event_lock);
+	for (int k = 0; k < LOCKEVENT_TREE_SLOTS && slot < 0; k++) {
+		if (!tree_event_names[k])
+			tree_event_names[k] = g_intern_string(name);
+		if (!strcmp(tree_event_names[k], name))
+			slot = LOCKEVENT_NAMED + k;
+	}
+	g_mutex_unlock(&tree_event_lock);
+	return slot;
+}
 
 /* clang-format off */
 const struct lk_ops *const lk_registry[] = {

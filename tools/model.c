@@ -312,8 +312,9 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	HV_VCPU_STATS(X)
 #undef X
 	for (int e = 0; e < LOCKEVENT_NUM; e++)
-		counter_add(res->counters, lock_event_names[e],
-			    res->lock_events[e]);
+		if (lk_event_name(e))
+			counter_add(res->counters, lk_event_name(e),
+				    res->lock_events[e]);
 	{
 		uint64_t unl = res->lock_events[LOCKEVENT_pv_kick_unlock];
 		uint64_t wake = res->lock_events[LOCKEVENT_pv_kick_wake];

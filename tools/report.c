@@ -63,23 +63,23 @@ static void report_lock_events(FILE *out, const struct qsim_results *res)
 	for (int e = 0; e < LOCKEVENT_NUM; e++) {
 		uint64_t v = res->lock_events[e];
 
-		if (!v)
+		if (!v || !lk_event_name(e))
 			continue;
 		if (!shown++)
 			fprintf(out, "events   ");
 		else if (shown % 4 == 1)
 			fprintf(out, "\n         ");
 		if (e == LOCKEVENT_pv_hash_hops)
-			fprintf(out, " %s %.2f", lock_event_names[e],
+			fprintf(out, " %s %.2f", lk_event_name(e),
 				res->pv_hash_hops_avg);
 		else if (e == LOCKEVENT_pv_latency_kick)
-			fprintf(out, " %s %.0fns", lock_event_names[e],
+			fprintf(out, " %s %.0fns", lk_event_name(e),
 				res->pv_latency_kick_ns);
 		else if (e == LOCKEVENT_pv_latency_wake)
-			fprintf(out, " %s %.0fns", lock_event_names[e],
+			fprintf(out, " %s %.0fns", lk_event_name(e),
 				res->pv_latency_wake_ns);
 		else
-			fprintf(out, " %s %" PRIu64, lock_event_names[e], v);
+			fprintf(out, " %s %" PRIu64, lk_event_name(e), v);
 	}
 	if (shown)
 		fputc('\n', out);

@@ -541,12 +541,12 @@ static bool insert_vcpu_counters(struct store *st, int64_t run,
 		for (int e = 0; e < LOCKEVENT_NUM; e++) {
 			uint64_t n = res->vcpus[v].lock_events[e];
 
-			if (!n)
+			if (!n || !lk_event_name(e))
 				continue;
 			sqlite3_reset(s);
 			sqlite3_bind_int64(s, 1, run);
 			sqlite3_bind_int(s, 2, (int)v);
-			bind_text(s, 3, lock_event_names[e]);
+			bind_text(s, 3, lk_event_name(e));
 			sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
 			if (sqlite3_step(s) != SQLITE_DONE)
 				return fail(st, error,

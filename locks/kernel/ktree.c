@@ -452,12 +452,14 @@ size_t kt_global_size(const struct kt_type *t, const struct lk_params *p,
 	return n;
 }
 
+/* qsim's counter for the tree's counter @name: the one of that name,
+ * or a tree slot named after it (-1 when the slots are used up). */
 static int event_index(const char *name)
 {
-	for (int e = 0; e < LOCKEVENT_NUM; e++)
+	for (int e = 0; e < LOCKEVENT_NAMED; e++)
 		if (!strcmp(lock_event_names[e], name))
 			return e;
-	return -1;
+	return lk_tree_event_slot(name);
 }
 
 void kt_global_init(const struct kt_type *t, void *globals,
