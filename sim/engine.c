@@ -271,6 +271,11 @@ static struct sim_event *run_to_cpu_event(struct sim *s)
 	       next->time_ps <= s->end_ps) {
 		s->now_ps = next->time_ps;
 		s->events++;
+		if (__builtin_expect(++s->guard_n == SIM_GUARD_EVERY, 0)) {
+			sim_guard(s, NULL, s->now_ps);
+			if (s->stop)
+				break;
+		}
 		if (next->fn == cpu_resume_ev)
 			return next;
 		sim_evq_pop(&s->q);
@@ -377,6 +382,50 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 void sim_schedule(struct sim *s, struct sim_event *ev, sim_time_t t)
 {
 	sim_evq_push(&s->q, ev, t);
+}
+
+/*
+ * The guard's look, every SIM_GUARD_EVERY accesses of cpu @c (or events
+ * of the loop, @c NULL), at simulated time @now: the host-time deadline,
+ * and whether time has moved since the last look.  A run past its
+ * deadline is a hang; one whose time has not moved for SIM_GUARD_STUCK
+ * looks does work that takes no time (a cost of zero, an event that
+ * re-schedules itself at its own time): a model error, reported as a
+ * hang with what was found.  From a cpu it never returns.
+ */
+void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
+{
+	uint32_t *n = c ? &c->guard_n : &s->guard_n;
+	uint32_t *stuck = c ? &c->guard_stuck : &s->guard_stuck;
+	sim_time_t *at = c ? &c->guard_at : &s->guard_at;
+	g_autofree char *msg = NULL;
+
+	*n = 0;
+	if (now != *at) {
+		*at = now;
+		*stuck = 0;
+	} else if (++*stuck >= SIM_GUARD_STUCK) {
+		msg = g_strdup_printf(
+			"hang: simulated time stopped advancing at %.6f s: "
+			"%u %s at one instant%s%u (a cost of zero, or work "
+			"that takes no time?)",
+			(double)now / (double)SIM_S,
+			SIM_GUARD_EVERY * SIM_GUARD_STUCK,
+			c ? "accesses" : "events", c ? " on cpu " : "",
+			c ? c->id : 0);
+	}
+	if (!msg && s->host_deadline_us &&
+	    g_get_monotonic_time() > s->host_deadline_us)
+		msg = g_strdup_printf("hang: the host-time watchdog expired at "
+				      "simulated time %.6f s",
+				      (double)now / (double)SIM_S);
+	if (!msg)
+		return;
+	if (s->hang_hook)
+		s->hang_hook(s->hook_data, now, msg);
+	s->stop = true;
+	if (c && c == s->cur)
+		sim_cpu_halt_run(c);
 }
 
 void sim_run(struct sim *s, sim_time_t end_ps)
@@ -963,6 +1012,8 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 
 	QSIM_BUG_ON(!sim_mem_contains(m, p), "access outside the arena");
 	line = sim_mem_line_of(m, p);
+	if (__builtin_expect(++c->guard_n == SIM_GUARD_EVERY, 0))
+		sim_guard(c->sim, c, c->now_ps);
 	if (c->rs) {
 		/* Raw spin loops (sim/rspin.c): a read of a held line runs
 		 * ahead in a speculation or a replay; anything else ends

@@ -230,7 +230,11 @@ struct sim_cpu {
 	struct sim_lineq *lq_grant; /* the line that served it, not yet run */
 	unsigned int lq_idx;	    /* its place in that line's queue */
 	enum sim_access lq_kind;    /* the access it waits to make */
-	bool hmt_low;		    /* at low SMT priority (HMT_low) */
+	/* The guard (sim_guard): accesses since the last look, and the
+	 * local time and count of looks that found it unchanged. */
+	uint32_t guard_n, guard_stuck;
+	sim_time_t guard_at;
+	bool hmt_low;	  /* at low SMT priority (HMT_low) */
 	bool larx_held;	  /* the last larx holds the line through its stcx */
 	size_t larx_line; /* the last larx's line, and the stores it saw */
 	uint64_t larx_stores;
@@ -294,6 +298,17 @@ struct sim {
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;
+	/*
+	 * The guard against runs that stop advancing: a host-time deadline
+	 * (0: none), read every SIM_GUARD_EVERY accesses of a cpu and
+	 * events of the loop whatever simulated time does, and a bound on
+	 * work at one simulated instant.  Either stops the run through
+	 * hang_hook (with hook_data), or sets stop if there is none.
+	 */
+	int64_t host_deadline_us;
+	void (*hang_hook)(void *data, sim_time_t t, const char *msg);
+	sim_time_t guard_at; /* the loop's: time of the last look */
+	uint32_t guard_n, guard_stuck;
 	/* Observers (sim/observe.c): called after every write to a line
 	 * marked in mem.observed, with the writer (NULL: the hypervisor). */
 	void (*write_hook)(void *data, struct sim_cpu *c, const void *p);
@@ -325,6 +340,13 @@ void sim_destroy(struct sim *s);
 /* The seed of the machine-noise streams (before cpus are created). */
 void sim_set_seed(struct sim *s, uint64_t seed);
 struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg);
+
+/* Accesses (per cpu) or events (the loop) between two looks of the
+ * guard, and the looks at one instant that make a run stuck: 2^16 x 16,
+ * about a million accesses or events at one picosecond. */
+#define SIM_GUARD_EVERY 0x10000u
+#define SIM_GUARD_STUCK 16u
+void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now);
 
 /* Run events until the queue is empty, sim->stop is set, or @end_ps. */
 void sim_run(struct sim *s, sim_time_t end_ps);

@@ -541,9 +541,15 @@ static void violation_hook(void *data, struct sim_cpu *c, const char *msg)
 		     v ? v->idx : c->id, msg);
 }
 
+static void hang_hook(void *data, sim_time_t t, const char *msg)
+{
+	wl_violation(data, WL_VIOL_HANG, t, "%s", msg);
+}
+
 void wl_start(struct wl *w, sim_time_t t)
 {
 	w->sim->violation_hook = violation_hook;
+	w->sim->hang_hook = hang_hook;
 	w->sim->dispatch_hook = dispatch_hook;
 	w->sim->hook_data = w;
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));

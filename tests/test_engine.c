@@ -490,6 +490,55 @@ START_TEST(test_raw_spin_exact)
 }
 END_TEST
 
+static char *hang_msg;
+
+static void note_hang(void *data, sim_time_t t, const char *msg)
+{
+	g_free(hang_msg);
+	hang_msg = g_strdup(msg);
+}
+
+/* The guard's looks by hand: 16 looks at one instant make a run stuck,
+ * a look at a new time starts the count again, and a host deadline in
+ * the past stops the run at the next look whatever the time. */
+START_TEST(test_guard)
+{
+	struct sim s;
+
+	tu_sim_init(&s, 1);
+	s.hang_hook = note_hang;
+	for (unsigned int i = 0; i < SIM_GUARD_STUCK; i++)
+		sim_guard(&s, NULL, 7 * SIM_US); /* the first look sets 7us */
+	ck_assert(!s.stop);
+	sim_guard(&s, NULL, 8 * SIM_US); /* time moved: the count restarts */
+	for (unsigned int i = 0; i < SIM_GUARD_STUCK - 1; i++)
+		sim_guard(&s, NULL, 8 * SIM_US);
+	ck_assert(!s.stop);
+	sim_guard(&s, NULL, 8 * SIM_US);
+	ck_assert(s.stop);
+	ck_assert_ptr_nonnull(hang_msg);
+	ck_assert_msg(strstr(hang_msg, "simulated time stopped advancing at "
+				       "0.000008 s: 1048576 events at one "
+				       "instant"),
+		      "%s", hang_msg);
+	sim_destroy(&s);
+
+	g_free(hang_msg);
+	hang_msg = NULL;
+	tu_sim_init(&s, 1);
+	s.hang_hook = note_hang;
+	s.host_deadline_us = 1; /* long past */
+	sim_guard(&s, NULL, 3 * SIM_US);
+	ck_assert(s.stop);
+	ck_assert_msg(strstr(hang_msg, "host-time watchdog expired at "
+				       "simulated time 0.000003 s"),
+		      "%s", hang_msg);
+	sim_destroy(&s);
+	g_free(hang_msg);
+	hang_msg = NULL;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -504,6 +553,7 @@ int main(void)
 	tcase_add_test(tc, test_work_carried);
 	tcase_add_test(tc, test_lost_reservation_fails_fast);
 	tcase_add_test(tc, test_raw_spin_exact);
+	tcase_add_test(tc, test_guard);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

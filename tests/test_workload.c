@@ -6,6 +6,7 @@
  * figure follows from the scenario by hand, as each test says.
  */
 #include <math.h>
+#include <string.h>
 
 #include "tests/testutil.h"
 
@@ -210,10 +211,43 @@ START_TEST(test_locktorture_stats)
 }
 END_TEST
 
+/* Issue #15 D1: with no cost anywhere a vCPU's lock loop takes no
+ * simulated time; the guard must stop it as a hang with a clear message
+ * (it ran forever before), with 4 vCPUs and with one alone. */
+START_TEST(test_zero_cost_is_a_hang)
+{
+	static const char *const text =
+		"[run]\nduration = 10ms\n[machine]\npcpus = 4\n"
+		"[partition]\nvcpus = 4\n[lock]\ntype = tas\n"
+		"[cost]\nhit = 0ns\natomic = 0ns\n"
+		"[workload]\ncs = 0ns\nthink = 0ns\n";
+
+	for (int alone = 0; alone < 2; alone++) {
+		struct qsim_config *cfg =
+			alone ? tu_config(text, "machine.pcpus=1",
+					  "partition.vcpus=1", NULL)
+			      : tu_config(text, NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		ck_assert_int_eq(res.status, WL_VIOL_HANG);
+		ck_assert_msg(strstr(res.violation_msg,
+				     "simulated time stopped advancing") &&
+				      strstr(res.violation_msg,
+					     "1048576 accesses at one instant"),
+			      "%s", res.violation_msg);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("workload");
 	TCase *tc = tcase_create("workload");
+
+	tcase_add_test(tc, test_zero_cost_is_a_hang);
 
 	tcase_add_test(tc, test_side_sections);
 	tcase_add_test(tc, test_long_hold);
