@@ -385,6 +385,41 @@ START_TEST(test_validate)
 }
 END_TEST
 
+/* Issue #15 D6: --db "" stored nowhere and said "stored as run 1 in ";
+ * it is refused before the run.  D8: a scenario path the shell would
+ * split or expand is quoted in the replay line (it ran the embedded
+ * command when pasted). */
+START_TEST(test_empty_db_and_replay_quoting)
+{
+	g_autofree char *out = NULL, *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+	g_autofree char *odd =
+		g_build_filename(dir, "a b;$(touch x).ini", NULL);
+	g_autofree char *text = NULL;
+	g_autofree char *want = NULL;
+	g_autofree char *quoted = NULL;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--db", "", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--db needs a file name"), "%s", err);
+	ck_assert_ptr_null(strstr(out, "stored as run"));
+	g_free(out);
+	g_free(err);
+
+	ck_assert(g_file_get_contents(scenario(), &text, NULL, NULL));
+	ck_assert(g_file_set_contents(odd, text, -1, NULL));
+	ck_assert_int_eq(qsim(&out, &err, "run", odd, "--set",
+			      "run.duration=1ms", "--set", "run.warmup=0ns",
+			      "--set", "lock.type=busted", "--no-store", NULL),
+			 2);
+	quoted = g_shell_quote(odd);
+	want = g_strdup_printf("replay: qsim run %s --seed 1 ", quoted);
+	ck_assert_msg(strstr(out, want), "%s", out);
+	g_unlink(odd);
+	g_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -392,6 +427,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_empty_db_and_replay_quoting);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);

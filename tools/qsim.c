@@ -188,6 +188,11 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "qsim run: %s\n", err->message);
 		return EXIT_INPUT;
 	}
+	if (db && !*db) {
+		fprintf(stderr, "qsim run: --db needs a file name ('' given; "
+				"--no-store stores nothing)\n");
+		return EXIT_INPUT;
+	}
 	if (!no_store) {
 		st = store_open(db ? db : "results.db", &err);
 		if (!st) {

@@ -4,6 +4,8 @@
  * path (the stmt cleanup below), and a run is inserted inside one
  * transaction that is rolled back on any error.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -54,6 +56,56 @@ static bool exec(struct store *st, const char *sql, GError **error)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * How long a writer waits for the database while another process writes
+ * it (or switches its journal, or creates its tables), and how often it
+ * says so.  SQLite's busy handler is not called for every lock (a change
+ * of journal mode, an upgrade of a read lock), so the wait is here.
+ */
+#define STORE_WAIT_US	(600 * G_USEC_PER_SEC)
+#define STORE_NOTICE_US (10 * G_USEC_PER_SEC)
+
+/* @sql, waiting while the database is busy; false with @error if it
+ * fails otherwise or stays busy for STORE_WAIT_US. */
+static bool exec_wait(struct store *st, const char *sql, GError **error)
+{
+	gint64 start = g_get_monotonic_time(), said = start;
+
+	for (;;) {
+		char *msg = NULL;
+		int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+		gint64 now = g_get_monotonic_time();
+
+		if (rc == SQLITE_OK)
+			return true;
+		if ((rc & 0xff) != SQLITE_BUSY &&
+		    (rc & 0xff) != SQLITE_LOCKED) {
+			g_set_error(error, STORE_ERROR, rc, "%s: %s", st->path,
+				    msg ? msg : sqlite3_errstr(rc));
+			sqlite3_free(msg);
+			return false;
+		}
+		sqlite3_free(msg);
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		if (now - start >= STORE_WAIT_US) {
+			g_set_error(error, STORE_ERROR, rc,
+				    "%s: still locked by another process after "
+				    "%d s",
+				    st->path, (int)(STORE_WAIT_US / 1000000));
+			return false;
+		}
+		if (now - said >= STORE_NOTICE_US) {
+			fprintf(stderr,
+				"qsim: %s is locked by another process; "
+				"waiting (%d s so far)\n",
+				st->path, (int)((now - start) / 1000000));
+			said = now;
+		}
+		g_usleep(2000 + (gulong)(now % 8000)); /* spread the retries */
+	}
 }
 
 #define COL_SQL_I "INTEGER"
@@ -197,16 +249,63 @@ static char *schema_current(void)
 	return g_string_free(s, FALSE);
 }
 
-static bool migrate(struct store *st, GError **error)
+/* One integer a query returns, or -1 with @error. */
+static int64_t query_int(struct store *st, const char *sql, GError **error)
 {
 	g_auto_stmt q = NULL;
-	int version;
 
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &q, NULL) !=
-		    SQLITE_OK ||
-	    sqlite3_step(q) != SQLITE_ROW)
-		return fail(st, error, "reading the schema version");
-	version = sqlite3_column_int(q, 0);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW) {
+		fail(st, error, sql);
+		return -1;
+	}
+	return sqlite3_column_int64(q, 0);
+}
+
+/*
+ * Inside the caller's write transaction: is this a qsim database?  Its
+ * application_id says so; a file from before qsim set it has qsim's
+ * schema version and a runs table, and gets the id now.  An empty file
+ * is new.  Anything else is someone else's database, left alone.
+ */
+static bool check_owner(struct store *st, int version, GError **error)
+{
+	int64_t app = query_int(st, "PRAGMA application_id", error);
+	int64_t tables, runs;
+
+	if (app < 0)
+		return false;
+	if (app == STORE_APPLICATION_ID)
+		return true;
+	tables = query_int(st, "SELECT COUNT(*) FROM sqlite_master", error);
+	runs = query_int(st,
+			 "SELECT COUNT(*) FROM sqlite_master WHERE "
+			 "type = 'table' AND name = 'runs'",
+			 error);
+	if (tables < 0 || runs < 0)
+		return false;
+	if (app == 0 && (tables == 0 || (version > 0 && runs == 1))) {
+		g_autofree char *sql = g_strdup_printf(
+			"PRAGMA application_id = %d", STORE_APPLICATION_ID);
+
+		return exec(st, sql, error);
+	}
+	g_set_error(error, STORE_ERROR, 1,
+		    "%s: not a qsim results database (application_id %#" PRIx64
+		    ", %" PRId64 " tables of its own): use another --db",
+		    st->path, (uint64_t)app, tables);
+	return false;
+}
+
+/* Inside the caller's write transaction. */
+static bool migrate(struct store *st, GError **error)
+{
+	int version = (int)query_int(st, "PRAGMA user_version", error);
+
+	if (version < 0)
+		return false;
+	if (!check_owner(st, version, error))
+		return false;
 	if (version > STORE_SCHEMA_VERSION) {
 		g_set_error(error, STORE_ERROR, 1,
 			    "%s: schema version %d is newer than this qsim "
@@ -218,18 +317,12 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%s%s%s%s%s%sPRAGMA user_version = "
-			"%d;\n"
-			"COMMIT;",
-			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
+			"%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
+			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
 			STORE_SCHEMA_VERSION);
 
-		if (!exec(st, all, error)) {
-			exec(st, "ROLLBACK", NULL);
-			return false;
-		}
-		return true;
+		return exec(st, all, error);
 	}
 	/*
 	 * Step N takes a version-N file to N + 1, all in one transaction;
@@ -307,16 +400,30 @@ static bool migrate(struct store *st, GError **error)
 
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
 		g_autofree char *sql = g_strdup_printf(
-			"BEGIN IMMEDIATE;\n%sPRAGMA user_version = %d;\n"
-			"COMMIT;",
-			steps[v], v + 1);
+			"%sPRAGMA user_version = %d;\n", steps[v], v + 1);
 
-		if (!exec(st, sql, error)) {
-			exec(st, "ROLLBACK", NULL);
+		if (!exec(st, sql, error))
 			return false;
-		}
 	}
 	return true;
+}
+
+/* WAL, unless the file is in it already (switching needs the file to
+ * ourselves: wait for it). */
+static bool use_wal(struct store *st, GError **error)
+{
+	sqlite3_stmt *q = NULL;
+	bool wal = false;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &q, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		wal = !g_ascii_strcasecmp(
+			(const char *)sqlite3_column_text(q, 0), "wal");
+	sqlite3_finalize(q); /* no statement may stay open for the switch */
+	if (wal)
+		return true;
+	return exec_wait(st, "PRAGMA journal_mode=WAL", error);
 }
 
 struct store *store_open(const char *path, GError **error)
@@ -331,10 +438,24 @@ struct store *store_open(const char *path, GError **error)
 		store_close(st);
 		return NULL;
 	}
-	sqlite3_busy_timeout(st->db, 10000);
-	if (!exec(st, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;",
-		  error) ||
-	    !migrate(st, error)) {
+	sqlite3_busy_timeout(st->db, 1000);
+	if (sqlite3_db_readonly(st->db, "main") == 1) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: the results database is read-only (use "
+			    "another --db, or --no-store)",
+			    path);
+		store_close(st);
+		return NULL;
+	}
+	/* The write transaction also proves, before any run, that the file
+	 * (and its directory, for the WAL files) can be written. */
+	if (!exec(st, "PRAGMA foreign_keys=ON", error) || !use_wal(st, error) ||
+	    !exec_wait(st, "BEGIN IMMEDIATE", error)) {
+		store_close(st);
+		return NULL;
+	}
+	if (!migrate(st, error) || !exec(st, "COMMIT", error)) {
+		exec(st, "ROLLBACK", NULL);
 		store_close(st);
 		return NULL;
 	}
@@ -716,7 +837,7 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 {
 	int64_t run;
 
-	if (!exec(st, "BEGIN IMMEDIATE", error))
+	if (!exec_wait(st, "BEGIN IMMEDIATE", error))
 		return false;
 	if (!insert_run(st, cfg, res, error))
 		goto rollback;

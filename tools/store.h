@@ -16,6 +16,8 @@
 GQuark store_error_quark(void);
 
 #define STORE_SCHEMA_VERSION 11
+/* PRAGMA application_id of a qsim database: "qsim" in ASCII. */
+#define STORE_APPLICATION_ID 0x7173696d
 
 struct store {
 	sqlite3 *db;
