@@ -4,6 +4,9 @@
  * file, section and key and what is allowed; valid input resolves to the
  * documented defaults.
  */
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
 #include "tests/testutil.h"
 
 struct bad {
@@ -108,6 +111,21 @@ static const struct bad bad_inputs[] = {
 	{"",
 	 "run.duration=fast",
 	 {"--set run.duration = 'fast'", "with a unit", NULL}},
+	/* Issue #15 D6: what GKeyFile let pass silently. */
+	{"[run]\nduration = 5ms\nduration = 7ms\n",
+	 NULL,
+	 {"test.ini: [run] duration is set twice", "lines 2 and 3", NULL}},
+	{"[run]\nduration = 5ms\n[machine]\npcpus = 4\n[run]\nseed = 2\n",
+	 NULL,
+	 {"section [run] appears twice", "lines 1 and 5", NULL}},
+	{"[run]\nduration[fr] = 7ms\n",
+	 NULL,
+	 {"line 2: [run] duration[fr]", "key with a locale", NULL}},
+	/* D9: raw bytes are escaped, not echoed. */
+	{"[run]\nduration = \x01\x02ms\n",
+	 NULL,
+	 {"[run] duration = '\\001\\002ms'", NULL, NULL}},
+	{"[run]\nduration = 5\xffms\n", NULL, {"test.ini", "not UTF-8", NULL}},
 };
 
 START_TEST(test_bad_inputs)
@@ -125,6 +143,46 @@ START_TEST(test_bad_inputs)
 			      "input %d: message '%s' lacks '%s'", _i,
 			      err->message, b->expect[i]);
 	g_error_free(err);
+}
+END_TEST
+
+/* D9: a long value is cut in the message; a NUL byte ("[run]\\n" and
+ * "seed = 1" before it: offset 6 + 8 = 14) and a FIFO are
+ * refused by the file loader (the FIFO without blocking in open). */
+START_TEST(test_hostile_files)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-cfg-XXXXXX", NULL);
+	g_autofree char *nul = g_build_filename(dir, "nul.ini", NULL);
+	g_autofree char *fifo = g_build_filename(dir, "fifo.ini", NULL);
+	static const char with_nul[] = "[run]\nseed = 1\0\nduration = 1ms\n";
+	GString *big = g_string_new("[run]\nduration = ");
+	GError *err = NULL;
+
+	for (int i = 0; i < 100000; i++)
+		g_string_append_c(big, '9');
+	g_string_append(big, "ms\n");
+	ck_assert_ptr_null(cfg_load_text("test.ini", big->str, NULL, &err));
+	ck_assert_msg(strlen(err->message) < 300 &&
+			      strstr(err->message, "... (100002 bytes)"),
+		      "%.300s", err->message);
+	g_clear_error(&err);
+	g_string_free(big, TRUE);
+
+	ck_assert(
+		g_file_set_contents(nul, with_nul, sizeof(with_nul) - 1, NULL));
+	ck_assert_ptr_null(cfg_load(nul, NULL, &err));
+	ck_assert_msg(strstr(err->message, "line 2: a NUL byte (offset 14)"),
+		      "%s", err->message);
+	g_clear_error(&err);
+
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_ptr_null(cfg_load(fifo, NULL, &err));
+	ck_assert_msg(strstr(err->message, "not a regular file"), "%s",
+		      err->message);
+	g_clear_error(&err);
+	g_unlink(fifo);
+	g_unlink(nul);
+	g_rmdir(dir);
 }
 END_TEST
 
@@ -215,6 +273,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_bad_inputs, 0, G_N_ELEMENTS(bad_inputs));
 	tcase_add_test(tc, test_defaults_and_units);
+	tcase_add_test(tc, test_hostile_files);
 	tcase_add_test(tc, test_preset_and_overrides);
 	tcase_add_test(tc, test_time_parsing);
 	suite_add_tcase(s, tc);

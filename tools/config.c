@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "tools/config.h"
 #include "hypervisor/hv.h"
@@ -1265,6 +1268,96 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	return true;
 }
 
+/* At most 60 bytes of @s, escaped, for an error message. */
+static char *excerpt(const char *s)
+{
+	size_t n = strlen(s);
+	g_autofree char *head = g_strndup(s, n > 60 ? 60 : n);
+	g_autofree char *esc = g_strescape(head, NULL);
+
+	return n > 60 ? g_strdup_printf("%s... (%zu bytes)", esc, n)
+		      : g_steal_pointer(&esc);
+}
+
+/*
+ * What GKeyFile lets pass silently: a section or a key given twice (it
+ * keeps the last), and locale-specific keys (key[locale]), which it files
+ * apart and never reports.  Each is an error naming both lines.
+ */
+static bool check_lines(const char *path, const char *text, GError **error)
+{
+	g_autoptr(GHashTable) sections =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) keys =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	g_autofree char *section = NULL;
+
+	for (unsigned int i = 0; lines[i]; i++) {
+		char *l = g_strstrip(lines[i]);
+		unsigned int no = i + 1, before;
+		char *eq, *key;
+
+		if (!*l || *l == '#')
+			continue;
+		if (*l == '[') {
+			char *end = strchr(l, ']');
+
+			g_free(section);
+			section = end ? g_strndup(l + 1, (size_t)(end - l - 1))
+				      : g_strdup(l + 1);
+			before = GPOINTER_TO_UINT(
+				g_hash_table_lookup(sections, section));
+			if (before) {
+				g_autofree char *e = excerpt(section);
+
+				g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+					    "%s: section [%s] appears twice "
+					    "(lines %u and %u): give each "
+					    "section once",
+					    path, e, before, no);
+				return false;
+			}
+			g_hash_table_insert(sections, g_strdup(section),
+					    GUINT_TO_POINTER(no));
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (!eq || !section)
+			continue; /* GKeyFile reports these */
+		*eq = '\0';
+		key = g_strstrip(l);
+		if (strchr(key, '[')) {
+			g_autofree char *e = excerpt(key);
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+				    "%s: line %u: [%s] %s: a key with a locale "
+				    "(key[locale]) is not a scenario key",
+				    path, no, section, e);
+			return false;
+		}
+		{
+			g_autofree char *full =
+				g_strdup_printf("%s\n%s", section, key);
+
+			before = GPOINTER_TO_UINT(
+				g_hash_table_lookup(keys, full));
+			if (before) {
+				g_autofree char *e = excerpt(key);
+
+				g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+					    "%s: [%s] %s is set twice (lines "
+					    "%u and %u): set it once",
+					    path, section, e, before, no);
+				return false;
+			}
+			g_hash_table_insert(keys, g_steal_pointer(&full),
+					    GUINT_TO_POINTER(no));
+		}
+	}
+	return true;
+}
+
 struct qsim_config *cfg_load_text(const char *path, const char *text,
 				  char **overrides, GError **error)
 {
@@ -1279,13 +1372,22 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 	cfg->path = g_strdup(path);
 	cfg->text = g_strdup(text);
 	cfg->overrides = g_strdupv(overrides);
-	if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE,
-				       &local)) {
+	if (!g_utf8_validate(text, -1, NULL)) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
-			    "%s: not a valid scenario file: %s", path,
-			    local->message);
+			    "%s: not a valid scenario file: not UTF-8 text",
+			    path);
 		return NULL;
 	}
+	if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE,
+				       &local)) {
+		g_autofree char *e = excerpt(local->message);
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+			    "%s: not a valid scenario file: %s", path, e);
+		return NULL;
+	}
+	if (!check_lines(path, text, error))
+		return NULL;
 	if (!check_unknown(kf, path, error) ||
 	    !apply_overrides(kf, overrides, set_keys, error))
 		return NULL;
@@ -1312,9 +1414,11 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 				g_autofree char *where =
 					origin(path, set_keys, k);
 
+				g_autofree char *ve = excerpt(v);
+
 				g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 					    "%s = '%s': expected %s%s", where,
-					    v, what,
+					    ve, what,
 					    li >= 0 ? ", or one such value per "
 						      "noise partition, comma "
 						      "separated"
@@ -1344,11 +1448,33 @@ struct qsim_config *cfg_load(const char *path, char **overrides, GError **error)
 {
 	g_autofree char *text = NULL;
 	g_autoptr(GError) local = NULL;
+	const char *nul;
+	GStatBuf st;
+	gsize len;
 
-	if (!g_file_get_contents(path, &text, NULL, &local)) {
+	/* A FIFO or a device would block or never end: files only. */
+	if (g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_IO,
+			    "%s: cannot read scenario: not a regular file",
+			    path);
+		return NULL;
+	}
+	if (!g_file_get_contents(path, &text, &len, &local)) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_IO,
 			    "%s: cannot read scenario: %s", path,
 			    local->message);
+		return NULL;
+	}
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		unsigned int line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+			    "%s: line %u: a NUL byte (offset %zu): a scenario "
+			    "is text",
+			    path, line, (size_t)(nul - text));
 		return NULL;
 	}
 	return cfg_load_text(path, text, overrides, error);
