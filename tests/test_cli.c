@@ -420,6 +420,52 @@ START_TEST(test_empty_db_and_replay_quoting)
 }
 END_TEST
 
+/* Issue #15 D7: one parser and one range, 0 to 2^63 - 1, for every seed:
+ * --seed was clamped, torture past the last seed wrapped and tested
+ * nothing, and seeds of 2^63 and more were stored negative. */
+START_TEST(test_seed_range)
+{
+	g_autofree char *out = NULL, *err = NULL;
+	g_autofree char *sql = NULL;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--seed",
+			      "99999999999999999999999", "--no-store", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "from 0 to 9223372036854775807"), "%s", err);
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--set",
+			      "run.seed=9223372036854775808", "--no-store",
+			      NULL),
+			 1);
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "torture", "--seeds", "2",
+			      "--first-seed", "9223372036854775807", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "passes the last seed"), "%s", err);
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--seed",
+			      "9223372036854775807", "--set",
+			      "run.duration=1ms", "--set", "run.warmup=0ns",
+			      "--db", db_path, NULL),
+			 0);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db,
+					    "SELECT seed FROM runs ORDER BY id "
+					    "DESC LIMIT 1",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int64(q, 0), INT64_MAX);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -428,6 +474,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_empty_db_and_replay_quoting);
+	tcase_add_test(tc, test_seed_range);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);

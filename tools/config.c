@@ -209,7 +209,7 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(duration_ps), "simulated time measured, after the warm-up"},
 	{"run", "warmup", CT_TIME, "100ms", 0, T(100 * SIM_S), NULL,
 	 OFF(warmup_ps), "simulated time run before measuring"},
-	{"run", "seed", CT_U64, "1", 0, UINT64_MAX, NULL, OFF(seed),
+	{"run", "seed", CT_U64, "1", 0, CFG_SEED_MAX, NULL, OFF(seed),
 	 "seed of every random stream (--seed overrides)"},
 	{"run", "dtl_records", CT_BOOL, "false", 0, 0, NULL, OFF(dtl_records),
 	 "store every dispatch trace log record (the sums always are)"},
@@ -695,7 +695,7 @@ static bool parse_noise_value(const struct cfg_key *k, int li, const char *v,
 	return true;
 }
 
-static bool parse_u64(const char *v, uint64_t *out)
+bool cfg_parse_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
@@ -737,12 +737,12 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		*(struct sim_duration *)field = d;
 		return true;
 	case CT_UINT:
-		if (!parse_u64(v, &u) || u < k->min || u > k->max)
+		if (!cfg_parse_u64(v, &u) || u < k->min || u > k->max)
 			return false;
 		*(unsigned int *)field = (unsigned int)u;
 		return true;
 	case CT_U64:
-		if (!parse_u64(v, &u) || u < k->min || u > k->max)
+		if (!cfg_parse_u64(v, &u) || u < k->min || u > k->max)
 			return false;
 		*(uint64_t *)field = u;
 		return true;
@@ -1130,7 +1130,7 @@ static bool parse_smt_tput(struct qsim_config *cfg, const char *path,
 	for (guint i = 0; ok && i < n; i++) {
 		uint64_t v;
 
-		ok = parse_u64(g_strstrip(parts[i]), &v) && v >= 1 &&
+		ok = cfg_parse_u64(g_strstrip(parts[i]), &v) && v >= 1 &&
 		     v <= 800 && (i ? v >= cfg->smt_tput[i - 1] : v == 100);
 		if (ok)
 			cfg->smt_tput[i] = (unsigned int)v;

@@ -159,6 +159,15 @@ struct qsim_config {
 struct qsim_config *cfg_load(const char *path, char **overrides,
 			     GError **error);
 /* The same from text already read (tests, `check-config -`). */
+/*
+ * The one parser of every integer the user gives (scenario keys, --seed,
+ * torture's --seeds and --first-seed): decimal digits only, no sign, no
+ * overflow.  Seeds run from 0 to CFG_SEED_MAX, 2^63 - 1, so that every
+ * seed is stored as it is (SQLite's integers are signed 64-bit).
+ */
+#define CFG_SEED_MAX ((uint64_t)INT64_MAX)
+bool cfg_parse_u64(const char *v, uint64_t *out);
+
 struct qsim_config *cfg_load_text(const char *path, const char *text,
 				  char **overrides, GError **error);
 void cfg_free(struct qsim_config *cfg);

@@ -64,15 +64,11 @@ static void usage(FILE *out)
 /* Parse "--seed" into a "run.seed=" override appended to @sets. */
 static bool add_seed(GPtrArray *sets, const char *seed)
 {
-	char *end;
-	guint64 v;
+	uint64_t v;
 
 	if (!seed)
 		return true;
-	if (!g_ascii_isdigit(*seed))
-		return false;
-	v = g_ascii_strtoull(seed, &end, 10);
-	if (*end)
+	if (!cfg_parse_u64(seed, &v) || v > CFG_SEED_MAX)
 		return false;
 	g_ptr_array_add(sets,
 			g_strdup_printf("run.seed=%" G_GUINT64_FORMAT, v));
@@ -123,8 +119,8 @@ static int parse_run_args(int argc, char **argv, bool with_db, char **file,
 	if (!add_seed(all, seed)) {
 		fprintf(stderr,
 			"qsim %s: --seed '%s': expected an integer from 0 to "
-			"18446744073709551615\n",
-			argv[0], seed);
+			"%" PRIu64 "\n",
+			argv[0], seed, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
 	g_ptr_array_add(all, NULL);
@@ -416,10 +412,8 @@ static int cmd_torture(int argc, char **argv)
 	}
 	o.seeds = 1000;
 	if (seeds) {
-		char *end;
-
-		o.seeds = g_ascii_strtoull(seeds, &end, 10);
-		if (*end || !o.seeds || !g_ascii_isdigit(*seeds)) {
+		if (!cfg_parse_u64(seeds, &o.seeds) || !o.seeds ||
+		    o.seeds > CFG_SEED_MAX) {
 			fprintf(stderr,
 				"qsim torture: --seeds '%s': a whole "
 				"number from 1\n",
@@ -442,16 +436,22 @@ static int cmd_torture(int argc, char **argv)
 	}
 	o.first_seed = 1;
 	if (first) {
-		char *end;
-
-		o.first_seed = g_ascii_strtoull(first, &end, 10);
-		if (*end || !g_ascii_isdigit(*first)) {
+		if (!cfg_parse_u64(first, &o.first_seed) ||
+		    o.first_seed > CFG_SEED_MAX) {
 			fprintf(stderr,
 				"qsim torture: --first-seed '%s': a "
-				"whole number\n",
-				first);
+				"whole number from 0 to %" PRIu64 "\n",
+				first, CFG_SEED_MAX);
 			return EXIT_INPUT;
 		}
+	}
+	/* Every seed must be one a run accepts: none may pass the last. */
+	if (o.seeds && o.seeds - 1 > CFG_SEED_MAX - o.first_seed) {
+		fprintf(stderr,
+			"qsim torture: --first-seed %" PRIu64 " with --seeds "
+			"%" PRIu64 " passes the last seed, %" PRIu64 "\n",
+			o.first_seed, o.seeds, CFG_SEED_MAX);
+		return EXIT_INPUT;
 	}
 	if (jobs < 0 || jobs > 256) {
 		fprintf(stderr, "qsim torture: --jobs %d: from 1 to 256\n",
@@ -473,6 +473,11 @@ static int cmd_torture(int argc, char **argv)
 	{
 		int rc = res.failures ? EXIT_VIOLATION : EXIT_OK;
 
+		if (!res.seeds_run) { /* it tested nothing: not a pass */
+			fprintf(stderr, "qsim torture: no seed ran (a longer "
+					"--time?)\n");
+			rc = EXIT_INPUT;
+		}
 		torture_result_clear(&res);
 		return rc;
 	}
