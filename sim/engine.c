@@ -393,6 +393,8 @@ void sim_schedule(struct sim *s, struct sim_event *ev, sim_time_t t)
  * re-schedules itself at its own time): a model error, reported as a
  * hang with what was found.  From a cpu it never returns.
  */
+volatile sig_atomic_t sim_interrupt;
+
 void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
 {
 	uint32_t *n = c ? &c->guard_n : &s->guard_n;
@@ -401,6 +403,13 @@ void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
 	g_autofree char *msg = NULL;
 
 	*n = 0;
+	if (sim_interrupt) {
+		s->interrupted = true;
+		s->stop = true;
+		if (c && c == s->cur)
+			sim_cpu_halt_run(c);
+		return;
+	}
 	if (now != *at) {
 		*at = now;
 		*stuck = 0;

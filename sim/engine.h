@@ -48,6 +48,8 @@
 #ifndef QSIM_SIM_ENGINE_H
 #define QSIM_SIM_ENGINE_H
 
+#include <signal.h>
+
 #include "sim/coro.h"
 #include "sim/evq.h"
 #include "sim/mem.h"
@@ -280,6 +282,7 @@ struct sim {
 	uint64_t switches;
 	sim_time_t end_ps; /* of the current sim_run */
 	bool stop;
+	bool interrupted; /* stopped by sim_interrupt (a signal) */
 	struct sim_trace trace;
 	/* Preemption opportunities announced by guest code (the shim points
 	 * of hypervisor/hv.h; SIM_POINT_CS is the workload's). */
@@ -344,6 +347,9 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg);
 /* Accesses (per cpu) or events (the loop) between two looks of the
  * guard, and the looks at one instant that make a run stuck: 2^16 x 16,
  * about a million accesses or events at one picosecond. */
+/* Set (to the signal's number) by a signal handler: every running sim
+ * stops at its guard's next look, with interrupted set. */
+extern volatile sig_atomic_t sim_interrupt;
 #define SIM_GUARD_EVERY 0x10000u
 #define SIM_GUARD_STUCK 16u
 void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now);

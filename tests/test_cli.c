@@ -4,8 +4,10 @@
  * store, and replay of a violation.
  */
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
 #include "tools/bench.h"
@@ -466,6 +468,50 @@ START_TEST(test_seed_range)
 }
 END_TEST
 
+/* Issue #15 D9: SIGTERM (and SIGINT) stop a run at its next guard look:
+ * the summary of the time before it, marked interrupted, exit 128 + the
+ * signal, and nothing stored (the decision docs/cli.md records). */
+START_TEST(test_signal_stops_run)
+{
+	const char *argv[] = {QSIM_BINARY,	   "run",  scenario(), "--set",
+			      "run.duration=100s", "--db", db_path,    NULL};
+	GPid pid;
+	int out_fd, status;
+	GString *out = g_string_new(NULL);
+	char buf[4096];
+	ssize_t n;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+
+	ck_assert(g_spawn_async_with_pipes(
+		NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+		NULL, &pid, NULL, &out_fd, NULL, NULL));
+	g_usleep(1500 * 1000); /* well into the run (100 s simulated) */
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	while ((n = read(out_fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(out, buf, n);
+	close(out_fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	g_spawn_close_pid(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 143,
+		      "status %#x", status);
+	ck_assert_msg(strstr(out->str, "INTERRUPTED by SIGTERM at simulated "
+				       "time") &&
+			      strstr(out->str, "nothing stored") &&
+			      strstr(out->str, "Total Rate = "),
+		      "%s", out->str);
+	g_string_free(out, TRUE);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs", -1,
+					    &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int64(q, 0), 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -475,6 +521,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_empty_db_and_replay_quoting);
 	tcase_add_test(tc, test_seed_range);
+	tcase_add_test(tc, test_signal_stops_run);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);

@@ -623,6 +623,11 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 				     nw->violation_msg);
 	}
 
+	if (r->sim.interrupted && r->wl.violation == WL_OK) {
+		res->interrupted = true;
+		res->interrupted_ps = r->sim.now_ps;
+		end = SIM_MAX(r->sim.now_ps, cfg->warmup_ps);
+	}
 	if (r->wl.violation == WL_OK && !r->sim.stop &&
 	    sim_evq_top_time(&r->sim.q) == SIM_TIME_NEVER)
 		wl_violation(&r->wl, WL_VIOL_DEADLOCK, r->sim.now_ps,

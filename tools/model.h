@@ -94,6 +94,10 @@ struct qsim_counter {
 };
 
 struct qsim_results {
+	/* Stopped by a signal (sim_interrupt) at interrupted_ps: the
+	 * figures cover the measured time before it. */
+	bool interrupted;
+	sim_time_t interrupted_ps;
 	enum wl_violation status;
 	sim_time_t violation_ps;
 	char *violation_msg;
