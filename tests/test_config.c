@@ -5,6 +5,7 @@
  * documented defaults.
  */
 #include <glib/gstdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "tests/testutil.h"
@@ -186,6 +187,56 @@ START_TEST(test_hostile_files)
 }
 END_TEST
 
+/* Issue #15 D2: what the host cannot give is refused before the run
+ * (it aborted in mmap or mprotect): the address space for the vCPU
+ * stacks under a 4 GiB RLIMIT_AS (4,096 stacks of 8 MiB + 64 KiB are
+ * 33,024 MiB), and two memory mappings per vCPU against
+ * vm.max_map_count (9 partitions of 4,096 vCPUs need 2 x 36,864 + 4,096
+ * = 77,824, past Linux's default 65,530). */
+START_TEST(test_host_limits)
+{
+	static const char *const big = "[machine]\npcpus = 4096\n"
+				       "[partition]\nvcpus = 4096\n";
+	const char *stack[] = {"machine.stack_kib=8192", NULL};
+	const char *parts[] = {"noise.partitions=8", "noise.vcpus=4096", NULL};
+	struct rlimit rl = {4ull << 30, 4ull << 30};
+	g_autofree char *max_text = NULL;
+	GError *err = NULL;
+
+	ck_assert(g_file_get_contents("/proc/sys/vm/max_map_count", &max_text,
+				      NULL, NULL));
+	if (g_ascii_strtoull(max_text, NULL, 10) < 77824) {
+		ck_assert_ptr_null(
+			cfg_load_text("t.ini", big, (char **)parts, &err));
+		ck_assert_msg(strstr(err->message, "36864 vCPUs in all need "
+						   "about 77824 memory "
+						   "mappings"),
+			      "%s", err->message);
+		g_clear_error(&err);
+	} else {
+		fprintf(stderr,
+			"test_host_limits: vm.max_map_count is %s, "
+			"above what qsim can ask: not checked\n",
+			g_strstrip(max_text));
+	}
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's shadow memory needs more address space than the limit. */
+	(void)rl;
+	fprintf(stderr, "test_host_limits: under ASan, RLIMIT_AS not "
+			"checked\n");
+	return;
+#endif
+	/* Check runs each test in a child of its own: the limit stays
+	 * there. */
+	ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
+	ck_assert_ptr_null(cfg_load_text("t.ini", big, (char **)stack, &err));
+	ck_assert_msg(strstr(err->message, "4096 vCPU stacks need 33024 MiB") &&
+			      strstr(err->message, "RLIMIT_AS"),
+		      "%s", err->message);
+	g_clear_error(&err);
+}
+END_TEST
+
 START_TEST(test_defaults_and_units)
 {
 	struct qsim_config *cfg = tu_config("[run]\nduration = 2.5ms\n"
@@ -274,6 +325,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad_inputs, 0, G_N_ELEMENTS(bad_inputs));
 	tcase_add_test(tc, test_defaults_and_units);
 	tcase_add_test(tc, test_hostile_files);
+	tcase_add_test(tc, test_host_limits);
 	tcase_add_test(tc, test_preset_and_overrides);
 	tcase_add_test(tc, test_time_parsing);
 	suite_add_tcase(s, tc);

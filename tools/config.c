@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <glib/gstdio.h>
@@ -1145,10 +1146,63 @@ static bool parse_smt_tput(struct qsim_config *cfg, const char *path,
 	return ok;
 }
 
+/*
+ * What the host allows, before anything runs (issue #15 D2): each vCPU's
+ * coroutine stack is a mapping plus a guard page, two memory mappings,
+ * and Linux caps a process's mappings (vm.max_map_count, 65,530 by
+ * default); the stacks' address space must fit RLIMIT_AS.  Past either
+ * the run used to abort in mmap or mprotect.
+ */
+static bool check_host_limits(const struct qsim_config *cfg, const char *path,
+			      GError **error)
+{
+	uint64_t vcpus = cfg->vcpus, need, stacks;
+	g_autofree char *max_text = NULL;
+	struct rlimit rl;
+
+	for (unsigned int n = 0; n < cfg->noise_parts; n++)
+		vcpus += cfg->noise[n].vcpus;
+	need = 2 * vcpus + 4096; /* the stacks, and the process's own */
+	if (g_file_get_contents("/proc/sys/vm/max_map_count", &max_text, NULL,
+				NULL)) {
+		uint64_t max = g_ascii_strtoull(max_text, NULL, 10);
+
+		if (max && need > max) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [partition] vcpus: %" PRIu64
+				    " vCPUs in all need about %" PRIu64
+				    " memory mappings (two per vCPU stack), "
+				    "more than this host allows "
+				    "(vm.max_map_count = %" PRIu64
+				    "): use fewer vCPUs, or raise the limit "
+				    "(sysctl -w vm.max_map_count=%" PRIu64 ")",
+				    path, vcpus, need, max, need);
+			return false;
+		}
+	}
+	stacks = vcpus * ((uint64_t)cfg->stack_kib * 1024 + 65536);
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    stacks + ((uint64_t)1 << 30) > (uint64_t)rl.rlim_cur) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [machine] stack_kib = %u: %" PRIu64
+			    " vCPU stacks need %" PRIu64
+			    " MiB of address space, more than this process's "
+			    "limit (RLIMIT_AS, ulimit -v: %" PRIu64
+			    " MiB) leaves after 1 GiB for the rest: use "
+			    "fewer vCPUs or a smaller stack_kib, or raise "
+			    "the limit",
+			    path, cfg->stack_kib, vcpus, stacks >> 20,
+			    (uint64_t)rl.rlim_cur >> 20);
+		return false;
+	}
+	return true;
+}
+
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
-	if (!check_partitions(cfg, path, error))
+	if (!check_partitions(cfg, path, error) ||
+	    !check_host_limits(cfg, path, error))
 		return false;
 	const struct lk_ops *ops = lk_find(cfg->lock);
 
