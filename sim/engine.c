@@ -432,6 +432,7 @@ void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
 		return;
 	if (s->hang_hook)
 		s->hang_hook(s->hook_data, now, msg);
+	g_clear_pointer(&msg, g_free); /* a halted cpu's frame never ends */
 	s->stop = true;
 	if (c && c == s->cur)
 		sim_cpu_halt_run(c);

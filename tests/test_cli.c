@@ -512,6 +512,79 @@ START_TEST(test_signal_stops_run)
 }
 END_TEST
 
+/* Issue #15 D5: a finished run whose database stays locked past the
+ * wait (QSIM_DB_WAIT=1 s here; 10 minutes by default) is not lost: it is
+ * saved in a file beside the database, and `qsim import` adds it. */
+START_TEST(test_locked_run_saved_and_imported)
+{
+	const char *argv[] = {
+		QSIM_BINARY, "run",   scenario(),	    "--seed",
+		"7",	     "--set", "run.duration=300ms", "--db",
+		db_path,     NULL};
+	g_auto(GStrv) env =
+		g_environ_setenv(g_get_environ(), "QSIM_DB_WAIT", "1", TRUE);
+	g_autofree char *dir = g_path_get_dirname(db_path);
+	g_autofree char *saved = NULL;
+	g_autofree char *out = NULL, *err = NULL;
+	GString *errs = g_string_new(NULL);
+	GDir *d;
+	const char *name;
+	GPid pid;
+	int err_fd, status;
+	char buf[4096];
+	ssize_t n;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+
+	ck_assert(g_spawn_async_with_pipes(
+		NULL, (char **)argv, env,
+		G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+		NULL, &pid, NULL, NULL, &err_fd, NULL));
+	g_usleep(300 * 1000); /* opened, and simulating (about 2 s) */
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	while ((n = read(err_fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(errs, buf, n);
+	close(err_fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	g_spawn_close_pid(pid);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+		      "status %#x: %s", status, errs->str);
+	ck_assert_msg(strstr(errs->str, "still locked by another process") &&
+			      strstr(errs->str, "the run is saved in") &&
+			      strstr(errs->str, "qsim import"),
+		      "%s", errs->str);
+	g_string_free(errs, TRUE);
+
+	d = g_dir_open(dir, 0, NULL);
+	ck_assert_ptr_nonnull(d);
+	while ((name = g_dir_read_name(d)))
+		if (strstr(name, ".unstored-") && g_str_has_suffix(name, ".db"))
+			saved = g_build_filename(dir, name, NULL);
+	g_dir_close(d);
+	ck_assert_ptr_nonnull(saved);
+	ck_assert_int_eq(
+		qsim(&out, &err, "import", saved, "--db", db_path, NULL), 0);
+	ck_assert_msg(strstr(out, "imported 1 run from"), "%s", out);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db,
+					    "SELECT r.seed, COUNT(v.vcpu) FROM "
+					    "runs r JOIN vcpu_results v ON "
+					    "v.run_id = r.id GROUP BY r.id",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int64(q, 0), 7);
+	ck_assert_int_eq(sqlite3_column_int64(q, 1), 32); /* its 32 vCPUs */
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -522,6 +595,7 @@ int main(void)
 	tcase_add_test(tc, test_empty_db_and_replay_quoting);
 	tcase_add_test(tc, test_seed_range);
 	tcase_add_test(tc, test_signal_stops_run);
+	tcase_add_test(tc, test_locked_run_saved_and_imported);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
@@ -50,6 +51,9 @@ static void usage(FILE *out)
 		"[--dir DIR] [--markdown FILE]\n"
 		"        simulated against published figures "
 		"(scenarios/validation)\n"
+		"  import FILE.db... [--db PATH]\n"
+		"        add the runs of other qsim databases (a run saved "
+		"beside a busy one)\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
 		"parameters\n"
@@ -164,6 +168,89 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 	return cfg_load_text(file, text, (char **)all->pdata, error);
 }
 
+/*
+ * A finished run is never lost: when its database cannot take it (still
+ * locked after the wait, a full disk), it goes to a new file of its own
+ * beside it, which `qsim import` adds later.
+ */
+static void save_beside(const char *db, const struct qsim_config *cfg,
+			const struct qsim_results *res)
+{
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%S");
+	g_autofree char *path = g_strdup_printf("%s.unstored-%s-%d.db", db,
+						stamp, (int)getpid());
+	g_autoptr(GError) err = NULL;
+	struct store *st = store_open(path, &err);
+	int64_t id;
+
+	if (st && store_run_insert(st, cfg, res, &id, &err)) {
+		g_autofree char *qp = g_shell_quote(path);
+		g_autofree char *qd = g_shell_quote(db);
+
+		fprintf(stderr,
+			"qsim run: the run is saved in %s; add it with: "
+			"qsim import %s --db %s\n",
+			path, qp, qd);
+	} else {
+		fprintf(stderr,
+			"qsim run: could not save the run beside it "
+			"either: %s\n",
+			err ? err->message : "?");
+	}
+	store_close(st);
+}
+
+static int cmd_import(int argc, char **argv)
+{
+	g_autofree char *db = NULL;
+	g_auto(GStrv) files = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GOptionContext) ctx =
+		g_option_context_new("FILE.db... - add other databases' runs");
+	GOptionEntry entries[] = {
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "the database to add them to (default results.db)", "PATH"},
+		{G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files,
+		 NULL, NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+	struct store *st;
+	int rc = EXIT_OK;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err) || !files ||
+	    (db && !*db)) {
+		fprintf(stderr, "qsim import: %s\n",
+			err ? err->message : "give the files to import");
+		return EXIT_INPUT;
+	}
+	st = store_open(db ? db : "results.db", &err);
+	if (!st) {
+		fprintf(stderr, "qsim import: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	for (char **f = files; *f; f++) {
+		int64_t n;
+
+		g_clear_error(&err);
+		if (!**f) {
+			fprintf(stderr, "qsim import: an empty file name\n");
+			rc = EXIT_INPUT;
+			continue;
+		}
+		if (!store_import(st, *f, &n, &err)) {
+			fprintf(stderr, "qsim import: %s\n", err->message);
+			rc = EXIT_INPUT;
+			continue;
+		}
+		printf("imported %" PRId64 " run%s from %s into %s\n", n,
+		       n == 1 ? "" : "s", *f, st->path);
+	}
+	store_close(st);
+	return rc;
+}
+
 static void on_signal(int sig)
 {
 	sim_interrupt = sig;
@@ -235,6 +322,7 @@ static int cmd_run(int argc, char **argv)
 	if (st) {
 		if (!store_run_insert(st, cfg, &res, &run_id, &err)) {
 			fprintf(stderr, "qsim run: %s\n", err->message);
+			save_beside(st->path, cfg, &res);
 			rc = EXIT_INTERNAL;
 		} else {
 			printf("\nstored as run %" PRId64 " in %s\n", run_id,
@@ -620,6 +708,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "import") == 0)
+		return cmd_import(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check-config") == 0)
 		return cmd_check_config(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list") == 0)

@@ -11,6 +11,7 @@
 
 #include "tools/store.h"
 #include "locks/lock.h"
+#include "tools/config.h"
 
 #ifndef QSIM_VERSION
 #define QSIM_VERSION "dev"
@@ -67,6 +68,17 @@ static bool exec(struct store *st, const char *sql, GError **error)
 #define STORE_WAIT_US	(600 * G_USEC_PER_SEC)
 #define STORE_NOTICE_US (10 * G_USEC_PER_SEC)
 
+/* The wait, or QSIM_DB_WAIT seconds when set (docs/cli.md). */
+static gint64 wait_limit_us(void)
+{
+	const char *e = g_getenv("QSIM_DB_WAIT");
+	uint64_t s;
+
+	if (e && cfg_parse_u64(e, &s) && s <= 86400)
+		return (gint64)s * G_USEC_PER_SEC;
+	return STORE_WAIT_US;
+}
+
 /* @sql, waiting while the database is busy; false with @error if it
  * fails otherwise or stays busy for STORE_WAIT_US. */
 static bool exec_wait(struct store *st, const char *sql, GError **error)
@@ -90,11 +102,11 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 		sqlite3_free(msg);
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		if (now - start >= STORE_WAIT_US) {
+		if (now - start >= wait_limit_us()) {
 			g_set_error(error, STORE_ERROR, rc,
 				    "%s: still locked by another process after "
 				    "%d s",
-				    st->path, (int)(STORE_WAIT_US / 1000000));
+				    st->path, (int)(wait_limit_us() / 1000000));
 			return false;
 		}
 		if (now - said >= STORE_NOTICE_US) {
@@ -858,4 +870,114 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 rollback:
 	exec(st, "ROLLBACK", NULL);
 	return false;
+}
+
+/* "a, b, c": @table's columns in schema @schema, without @skip. */
+static char *columns(struct store *st, const char *schema, const char *table,
+		     const char *skip, GError **error)
+{
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT name FROM pragma_table_info('%s', '%s') ORDER BY cid",
+		table, schema);
+	g_auto_stmt q = NULL;
+	GString *cols = g_string_new(NULL);
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		g_string_free(cols, TRUE);
+		fail(st, error, "listing columns");
+		return NULL;
+	}
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(q, 0);
+
+		if (!strcmp(c, skip))
+			continue;
+		g_string_append_printf(cols, "%s\"%s\"", cols->len ? ", " : "",
+				       c);
+	}
+	return g_string_free(cols, FALSE);
+}
+
+bool store_import(struct store *st, const char *src, int64_t *count,
+		  GError **error)
+{
+	struct store *s = store_open(src, error); /* a qsim file, migrated */
+	g_auto_stmt att = NULL;
+	g_auto_stmt runs = NULL;
+	g_auto_stmt kids = NULL;
+	g_autoptr(GPtrArray) tables = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *run_cols = NULL;
+	bool ok = false;
+
+	*count = 0;
+	if (!s)
+		return false;
+	store_close(s);
+	if (sqlite3_prepare_v2(st->db, "ATTACH DATABASE ? AS src", -1, &att,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(att, 1, src, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_step(att) != SQLITE_DONE)
+		return fail(st, error, "attaching the file to import");
+	if (!exec_wait(st, "BEGIN IMMEDIATE", error))
+		goto detach;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT m.name FROM src.sqlite_master m WHERE "
+			       "m.type = 'table' AND EXISTS (SELECT 1 FROM "
+			       "pragma_table_info(m.name, 'src') WHERE name = "
+			       "'run_id') ORDER BY m.name",
+			       -1, &kids, NULL) != SQLITE_OK) {
+		fail(st, error, "listing the tables to import");
+		goto rollback;
+	}
+	while (sqlite3_step(kids) == SQLITE_ROW)
+		g_ptr_array_add(
+			tables,
+			g_strdup((const char *)sqlite3_column_text(kids, 0)));
+	run_cols = columns(st, "src", "runs", "id", error);
+	if (!run_cols)
+		goto rollback;
+	if (sqlite3_prepare_v2(st->db, "SELECT id FROM src.runs ORDER BY id",
+			       -1, &runs, NULL) != SQLITE_OK) {
+		fail(st, error, "listing the runs to import");
+		goto rollback;
+	}
+	while (sqlite3_step(runs) == SQLITE_ROW) {
+		int64_t old = sqlite3_column_int64(runs, 0), new;
+		g_autofree char *sql = g_strdup_printf(
+			"INSERT INTO main.runs (%s) SELECT %s FROM src.runs "
+			"WHERE id = %" PRId64,
+			run_cols, run_cols, old);
+
+		if (!exec(st, sql, error))
+			goto rollback;
+		new = sqlite3_last_insert_rowid(st->db);
+		for (guint t = 0; t < tables->len; t++) {
+			const char *name = g_ptr_array_index(tables, t);
+			g_autofree char *cols =
+				columns(st, "src", name, "run_id", error);
+			g_autofree char *ins = NULL;
+
+			if (!cols)
+				goto rollback;
+			ins = g_strdup_printf(
+				"INSERT INTO main.\"%s\" (run_id%s%s) SELECT "
+				"%" PRId64 "%s%s FROM src.\"%s\" WHERE run_id "
+				"= %" PRId64,
+				name, *cols ? ", " : "", cols, new,
+				*cols ? ", " : "", cols, name, old);
+			if (!exec(st, ins, error))
+				goto rollback;
+		}
+		(*count)++;
+	}
+	if (!exec(st, "COMMIT", error))
+		goto rollback;
+	ok = true;
+	goto detach;
+rollback:
+	exec(st, "ROLLBACK", NULL);
+	*count = 0;
+detach:
+	exec(st, "DETACH DATABASE src", NULL);
+	return ok;
 }

@@ -30,6 +30,10 @@ void store_close(struct store *st);
 bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 		      const struct qsim_results *res, int64_t *run_id,
 		      GError **error);
+/* Copy every run of the qsim database @src (with all its rows, under new
+ * run ids) into @st in one transaction; sets *count. */
+bool store_import(struct store *st, const char *src, int64_t *count,
+		  GError **error);
 const char *store_build_flags(void);
 const char *store_version(void);
 
