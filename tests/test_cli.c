@@ -585,6 +585,28 @@ START_TEST(test_locked_run_saved_and_imported)
 }
 END_TEST
 
+/* Issue #15, minor: bench --only that matches nothing ran nothing and
+ * exited 0; an unwritable --json was found after the whole benchmark.
+ * Both are exit 1 at once now (the test would take minutes otherwise). */
+START_TEST(test_bench_refuses_up_front)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(qsim(&out, &err, "bench", "--only", "nomatch", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--only 'nomatch' matches no scenario"), "%s",
+		      err);
+	ck_assert_ptr_null(strstr(out, "reference:"));
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "bench", "--quick", "--json",
+			      "/nonexistent-dir/b.json", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--json: cannot write"), "%s", err);
+	ck_assert_ptr_null(strstr(out, "reference:"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -596,6 +618,7 @@ int main(void)
 	tcase_add_test(tc, test_seed_range);
 	tcase_add_test(tc, test_signal_stops_run);
 	tcase_add_test(tc, test_locked_run_saved_and_imported);
+	tcase_add_test(tc, test_bench_refuses_up_front);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_list_and_usage);

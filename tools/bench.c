@@ -423,10 +423,41 @@ int bench_main(const struct bench_opts *o, FILE *out)
 	double pv64 = -1, ls1 = -1, ls100 = -1;
 	long rss1024 = 0;
 
-	/* A bad file to compare with fails before the long runs. */
+	/* A bad file to compare with, a --json file that cannot be
+	 * written, or an --only that matches nothing fails before the long
+	 * runs. */
 	if (o->compare && !bench_read_json(o->compare, before, &err)) {
 		fprintf(stderr, "qsim bench: --compare: %s\n", err->message);
 		return 1;
+	}
+	if (o->json) {
+		j = fopen(o->json, "w");
+		if (!j) {
+			fprintf(stderr,
+				"qsim bench: --json: cannot write %s: "
+				"%s\n",
+				o->json, g_strerror(errno));
+			return 1;
+		}
+	}
+	if (o->only) {
+		guint hits = 0;
+
+		for (guint i = 0; i < cases->len; i++)
+			hits += strstr(g_array_index(cases, struct bench_case,
+						     i)
+					       .name,
+				       o->only) != NULL;
+		if (!hits) {
+			fprintf(stderr,
+				"qsim bench: --only '%s' matches no "
+				"scenario (qsim bench --quick lists "
+				"them)\n",
+				o->only);
+			if (j)
+				fclose(j);
+			return 1;
+		}
 	}
 	figs = g_new0(struct bench_fig, cases->len);
 	pair = best_of(host_lock_pair_ns, repeat);
@@ -555,14 +586,7 @@ int bench_main(const struct bench_opts *o, FILE *out)
 		bench_print_compare(out, before, now);
 	}
 
-	if (o->json) {
-		j = fopen(o->json, "w");
-		if (!j) {
-			fprintf(stderr, "qsim bench: cannot write %s\n",
-				o->json);
-			g_free(figs);
-			return 1;
-		}
+	if (j) {
 		fprintf(j,
 			"{\n  \"quick\": %s,\n  \"host_lock_pair_ns\": %.3f,\n"
 			"  \"coro_switch_ns\": %.3f,\n  \"event_ns\": %.3f,\n"
