@@ -6,9 +6,7 @@
 # code) is built, and torture must catch it through the engine-side
 # observer (sim/observe.h, O3): no check in the fixture's files does.
 #   cmake -DSRC=<qsim source> -DWORK=<scratch dir> -P ktree-mutant.cmake
-set(tree ${WORK}/tree)
-file(REMOVE_RECURSE ${WORK})
-file(COPY ${SRC}/tests/kernel-fixture/ DESTINATION ${tree})
+include(${CMAKE_CURRENT_LIST_DIR}/ktree-copy.cmake)
 set(f ${tree}/kernel/locking/qspinlock_paravirt.h)
 file(READ ${f} text)
 set(right "fx_hash_add(lock, pn);
@@ -28,12 +26,7 @@ if(mutated STREQUAL text)
 		"tests/ktree-mutant.cmake's mutation to match it")
 endif()
 file(WRITE ${f} "${mutated}")
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build
-		-DQSIM_KERNEL_TREE=${tree} -DCMAKE_BUILD_TYPE=Release
-	RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0)
-	message(FATAL_ERROR "configuring against the mutant tree:\n${out}")
-endif()
+ktree_configure()
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build -j2
 		--target qsim
 	RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)

@@ -1333,6 +1333,16 @@ static char *excerpt(const char *s)
 		      : g_steal_pointer(&esc);
 }
 
+/* The line @name was first seen on (0: never), noting @no if new. */
+static unsigned int seen_at(GHashTable *h, const char *name, unsigned int no)
+{
+	unsigned int before = GPOINTER_TO_UINT(g_hash_table_lookup(h, name));
+
+	if (!before)
+		g_hash_table_insert(h, g_strdup(name), GUINT_TO_POINTER(no));
+	return before;
+}
+
 /*
  * What GKeyFile lets pass silently: a section or a key given twice (it
  * keeps the last), and locale-specific keys (key[locale]), which it files
@@ -1360,8 +1370,7 @@ static bool check_lines(const char *path, const char *text, GError **error)
 			g_free(section);
 			section = end ? g_strndup(l + 1, (size_t)(end - l - 1))
 				      : g_strdup(l + 1);
-			before = GPOINTER_TO_UINT(
-				g_hash_table_lookup(sections, section));
+			before = seen_at(sections, section, no);
 			if (before) {
 				g_autofree char *e = excerpt(section);
 
@@ -1372,8 +1381,6 @@ static bool check_lines(const char *path, const char *text, GError **error)
 					    path, e, before, no);
 				return false;
 			}
-			g_hash_table_insert(sections, g_strdup(section),
-					    GUINT_TO_POINTER(no));
 			continue;
 		}
 		eq = strchr(l, '=');
@@ -1394,8 +1401,7 @@ static bool check_lines(const char *path, const char *text, GError **error)
 			g_autofree char *full =
 				g_strdup_printf("%s\n%s", section, key);
 
-			before = GPOINTER_TO_UINT(
-				g_hash_table_lookup(keys, full));
+			before = seen_at(keys, full, no);
 			if (before) {
 				g_autofree char *e = excerpt(key);
 
@@ -1405,8 +1411,6 @@ static bool check_lines(const char *path, const char *text, GError **error)
 					    path, section, e, before, no);
 				return false;
 			}
-			g_hash_table_insert(keys, g_steal_pointer(&full),
-					    GUINT_TO_POINTER(no));
 		}
 	}
 	return true;
