@@ -103,8 +103,12 @@ struct lk_ops {
 	bool broken;
 	/* Uses pv_wait/pv_kick, so the pv mapping matters. */
 	bool paravirt;
-	/* Its word is the generic queued spinlock's (sim/observe.h). */
-	bool qword;
+	/* Its word's layout, for the observers (sim/observe.h). */
+	enum lk_word {
+		LK_WORD_NONE,
+		LK_WORD_QSPINLOCK, /* the generic queued spinlock's */
+		LK_WORD_PPC,	   /* the powerpc queued spinlock's (6.2 on) */
+	} word;
 	/* The pv hash table in @globals: entries of a lock then a node
 	 * pointer (false: none). */
 	bool (*pv_hash)(void *globals, void **base, size_t *entries);

@@ -706,6 +706,7 @@ const struct lk_ops PPC_OPS = {
 	.trylock = ppc_trylock,
 	.global_size = ppc_guest_size,
 	.global_init = ppc_guest_init,
+	.word = LK_WORD_PPC,
 	.params = "qspl_*",
 };
 

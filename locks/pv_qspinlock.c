@@ -524,7 +524,7 @@ const struct lk_ops PV_OPS = {
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
 	.paravirt = true,
-	.qword = true,
+	.word = LK_WORD_QSPINLOCK,
 	.pv_hash = qs_pv_hash,
 	.params = "pv_mapping SPIN_THRESHOLD wait_early steal",
 };

@@ -168,6 +168,6 @@ const struct lk_ops lk_qspinlock_ops = {
 	.global_size = qs_guest_size,
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
-	.qword = true,
+	.word = LK_WORD_QSPINLOCK,
 	.params = "_Q_PENDING_LOOPS",
 };

@@ -41,5 +41,5 @@ const struct lk_ops lk_unfair_ops = {
 	.lock = unfair_lock,
 	.unlock = unfair_unlock,
 	.trylock = unfair_trylock,
-	.qword = true,
+	.word = LK_WORD_QSPINLOCK,
 };

@@ -32,6 +32,7 @@ struct obs_pv_entry {
 
 struct obs {
 	struct sim *sim;
+	enum obs_kind kind;
 	char *who;
 	GHashTable *locks;  /* guest address -> struct obs_lock */
 	GHashTable *counts; /* guest lock address -> entries (unwatched
@@ -85,6 +86,29 @@ static void count_add(struct obs *o, void *lock, int d)
 		g_hash_table_remove(o->counts, lock);
 	if (l)
 		l->hashed = n;
+}
+
+#define PPC_LOCKED 0x00000001u
+#define PPC_LOW	   0x0000ffffu /* locked, owner, sleepy */
+#define PPC_MUST_Q 0x00010000u
+#define PPC_TAIL   0xfffe0000u
+
+static void on_ppc_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
+{
+	uint32_t old = l->last, now = *(volatile uint32_t *)l->word;
+	int who = c ? (int)c->id : -1;
+
+	l->last = now;
+	if ((now & PPC_MUST_Q) && !(now & PPC_TAIL))
+		report(o, c,
+		       "O5: lock %u's must-queue set with no one queued, by "
+		       "cpu %d (word %#" PRIx32 " -> %#" PRIx32 ")",
+		       l->idx, who, old, now);
+	if ((now & PPC_LOW) && !(now & PPC_LOCKED))
+		report(o, c,
+		       "O6: lock %u has an owner or sleepy bit but is not "
+		       "locked, by cpu %d (word %#" PRIx32 " -> %#" PRIx32 ")",
+		       l->idx, who, old, now);
 }
 
 static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
@@ -161,7 +185,9 @@ static void obs_on_write(void *data, struct sim_cpu *c, const void *p)
 		set->slots, GSIZE_TO_POINTER(sim_mem_line_of(&s->mem, p) + 1));
 	if (!slot)
 		return;
-	if (slot->lock)
+	if (slot->lock && slot->o->kind == OBS_PPC)
+		on_ppc_lock(slot->o, slot->lock, c);
+	else if (slot->lock)
 		on_lock(slot->o, slot->lock, c);
 	else
 		on_hash(slot->o, p, c);
@@ -188,7 +214,7 @@ static void watch_line(struct obs *o, const void *p, struct obs_lock *l)
 	sim_mem_observe(s, p);
 }
 
-struct obs *obs_qspinlock_new(struct sim *s, const char *who)
+struct obs *obs_new(struct sim *s, enum obs_kind kind, const char *who)
 {
 	struct obs *o = g_new0(struct obs, 1);
 	struct obs_set *set = s->write_data;
@@ -203,6 +229,7 @@ struct obs *obs_qspinlock_new(struct sim *s, const char *who)
 	QSIM_BUG_ON(s->write_hook != obs_on_write, "two write hooks");
 	g_ptr_array_add(set->all, o);
 	o->sim = s;
+	o->kind = kind;
 	o->who = g_strdup(who);
 	o->locks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	o->counts = g_hash_table_new(NULL, NULL);

@@ -22,6 +22,16 @@
  *
  * Who holds a lock is read from the word itself: the cpu whose write
  * last turned the locked byte from 0 to non-zero.
+ *
+ * The powerpc observer knows the powerpc queued spinlock's word of 6.2
+ * on (and qsim's clean-room ppc_qspinlock's): the locked bit 0, the
+ * owner's cpu in bits 1-14, sleepy in 15, must-queue in 16, the tail in
+ * 17-31.  Its invariants:
+ *
+ *   O5 (Q1)  must-queue is never set while no one is queued (tail 0);
+ *   O6  the owner, sleepy and must-queue-free low half is non-zero only
+ *       while the locked bit is set (an unlock clears the half at once,
+ *       and only a holder's word carries an owner or sleepy).
  */
 #ifndef QSIM_SIM_OBSERVE_H
 #define QSIM_SIM_OBSERVE_H
@@ -31,9 +41,14 @@
 struct sim;
 struct obs;
 
-/* An observer of one partition's qspinlock-family locks; @who names the
+enum obs_kind {
+	OBS_QSPINLOCK, /* the generic queued spinlock's word, pv hash */
+	OBS_PPC,       /* the powerpc queued spinlock's word */
+};
+
+/* An observer of one partition's locks of @kind; @who names the
  * partition in reports.  All observers of a sim share its write hook. */
-struct obs *obs_qspinlock_new(struct sim *s, const char *who);
+struct obs *obs_new(struct sim *s, enum obs_kind kind, const char *who);
 /* Watch the lock word at @lock (the workload's lock @idx). */
 void obs_watch_lock(struct obs *o, void *lock, unsigned int idx);
 /* Watch the pv hash table: @entries entries of two pointers at @base. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The qspinlock observer (sim/observe.h) on hand-made write sequences:
+ * The observers (sim/observe.h) on hand-made write sequences:
  * two vCPUs write a pv_qspinlock's word and hash table directly (no lock
  * code runs), and the observer must flag exactly the sequences that
  * break O1-O4, worked out by hand for each, and stay quiet on the two
@@ -88,7 +88,7 @@ static const char *run(const struct tu_step *s0, const struct tu_step *s1)
 	tu_rig_init(&R, &hp, "pv_qspinlock", NULL, false, sc, 2, 1);
 	R.call = act;
 	tu_rig_start(&R);
-	o = obs_qspinlock_new(&R.s, "partition 0");
+	o = obs_new(&R.s, OBS_QSPINLOCK, "partition 0");
 	obs_watch_lock(o, R.locks[0], 0);
 	ck_assert(R.ops->pv_hash(R.h.parts[0]->guest, &base, &n));
 	ck_assert_ptr_eq(base, entry(0));
@@ -193,6 +193,66 @@ START_TEST(test_o1_bad_locked_byte)
 }
 END_TEST
 
+/* The powerpc observer: vCPU 0 writes whole words by hand. */
+static void write_word(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	WRITE_ONCE(*(u32 *)r->locks[0], (u32)a);
+}
+
+static const char *run_ppc(const struct tu_step *s0)
+{
+	static const struct tu_step none[] = {END};
+	struct tu_script sc[2] = {{.steps = s0}, {.steps = none}};
+	struct hv_params hp = tu_hv_params(2);
+	struct obs *o;
+
+	g_free(caught);
+	caught = NULL;
+	tu_rig_init(&R, &hp, "ppc_qspinlock", NULL, false, sc, 2, 1);
+	R.call = write_word;
+	tu_rig_start(&R);
+	o = obs_new(&R.s, OBS_PPC, "partition 0");
+	obs_watch_lock(o, R.locks[0], 0);
+	R.s.violation_hook = capture;
+	sim_run(&R.s, SIM_MS);
+	obs_free(o);
+	tu_rig_destroy(&R);
+	return caught;
+}
+
+START_TEST(test_ppc_words)
+{
+	/* Held by cpu 1 (locked bit, owner 1 << 1 = 0x3); a waiter queues
+	 * (tail 1 << 17) and sets must-queue (1 << 16); the unlock clears
+	 * the low half; the head takes it and clears tail and must-queue:
+	 * all legal. */
+	static const struct tu_step legal[] = {DO(0x00000003),
+					       DO(0x00020003),
+					       DO(0x00030003),
+					       DO(0x00030000),
+					       DO(0x00000001),
+					       DO(0x00000000),
+					       END};
+	static const struct tu_step o5[] = {DO(0x00000003), DO(0x00010003),
+					    END};
+	static const struct tu_step o6[] = {DO(0x00000003), DO(0x00000002),
+					    END};
+	const char *m;
+
+	ck_assert_ptr_null(run_ppc(legal));
+	m = run_ppc(o5);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O5: lock 0's must-queue set with no one "
+				"queued, by cpu 0 (word 0x3 -> 0x10003)"),
+		      "%s", m);
+	m = run_ppc(o6);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O6: lock 0 has an owner or sleepy bit but is "
+				"not locked, by cpu 0 (word 0x3 -> 0x2)"),
+		      "%s", m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("observe");
@@ -204,6 +264,7 @@ int main(void)
 	tcase_add_test(tc, test_o2_hashed_twice);
 	tcase_add_test(tc, test_o4_released_while_hashed);
 	tcase_add_test(tc, test_o1_bad_locked_byte);
+	tcase_add_test(tc, test_ppc_words);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -583,7 +583,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			ops->init(noise_addrs[i]);
 	/* The observers: invariants checked outside the lock code. */
 	r->obs = g_ptr_array_new_with_free_func((GDestroyNotify)obs_free);
-	for (unsigned int p = 0; ops->qword && p < r->hv.nparts; p++) {
+	for (unsigned int p = 0; ops->word && p < r->hv.nparts; p++) {
 		void **la = p ? &noise_addrs[(p - 1) * cfg->nlocks] : addrs;
 		g_autofree char *who = g_strdup_printf("partition %u", p);
 		struct obs *o;
@@ -592,7 +592,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 
 		if (p > 0 && !cfg->noise[p - 1].locktest)
 			continue;
-		o = obs_qspinlock_new(&r->sim, who);
+		o = obs_new(&r->sim,
+			    ops->word == LK_WORD_PPC ? OBS_PPC : OBS_QSPINLOCK,
+			    who);
 		g_ptr_array_add(r->obs, o);
 		for (unsigned int i = 0; i < cfg->nlocks; i++)
 			obs_watch_lock(o, la[i], i);

@@ -691,53 +691,54 @@ static void kt_init(void *lock)
 	(void)lock; /* the arena is zero, and zero is unlocked */
 }
 
-#define KT_TYPE(id_, pv_, qword_, lib_, params_, desc_)                   \
-	static const struct kt_type kt_##id_ = {.name = #id_,             \
-						.lib = lib_,              \
-						.lib_end = lib_##_end,    \
-						.paravirt = pv_};         \
-	static size_t id_##_global_size(const struct lk_params *p,        \
-					unsigned int n)                   \
-	{                                                                 \
-		return kt_global_size(&kt_##id_, p, n);                   \
-	}                                                                 \
-	static void id_##_global_init(void *g, const struct lk_params *p, \
-				      unsigned int n)                     \
-	{                                                                 \
-		kt_global_init(&kt_##id_, g, p, n);                       \
-	}                                                                 \
-	static char **id_##_knobs(void)                                   \
-	{                                                                 \
-		return kt_knob_names(&kt_##id_);                          \
-	}                                                                 \
-	const struct lk_ops lk_##id_##_ops = {                            \
-		.name = #id_,                                             \
-		.desc = desc_,                                            \
-		.size = 4,                                                \
-		.align = 4,                                               \
-		.init = kt_init,                                          \
-		.lock = kt_lock,                                          \
-		.unlock = kt_unlock,                                      \
-		.trylock = kt_trylock,                                    \
-		.global_size = id_##_global_size,                         \
-		.global_init = id_##_global_init,                         \
-		.global_fini = kt_global_fini,                            \
-		.params = params_,                                        \
-		.paravirt = pv_,                                          \
-		.qword = qword_,                                          \
-		.pv_hash = qword_ ? kt_pv_hash : NULL,                    \
-		.kernel_tree = true,                                      \
-		.knobs = id_##_knobs,                                     \
+#define KT_TYPE(id_, pv_, word_, lib_, params_, desc_)                     \
+	static const struct kt_type kt_##id_ = {.name = #id_,              \
+						.lib = lib_,               \
+						.lib_end = lib_##_end,     \
+						.paravirt = pv_};          \
+	static size_t id_##_global_size(const struct lk_params *p,         \
+					unsigned int n)                    \
+	{                                                                  \
+		return kt_global_size(&kt_##id_, p, n);                    \
+	}                                                                  \
+	static void id_##_global_init(void *g, const struct lk_params *p,  \
+				      unsigned int n)                      \
+	{                                                                  \
+		kt_global_init(&kt_##id_, g, p, n);                        \
+	}                                                                  \
+	static char **id_##_knobs(void)                                    \
+	{                                                                  \
+		return kt_knob_names(&kt_##id_);                           \
+	}                                                                  \
+	const struct lk_ops lk_##id_##_ops = {                             \
+		.name = #id_,                                              \
+		.desc = desc_,                                             \
+		.size = 4,                                                 \
+		.align = 4,                                                \
+		.init = kt_init,                                           \
+		.lock = kt_lock,                                           \
+		.unlock = kt_unlock,                                       \
+		.trylock = kt_trylock,                                     \
+		.global_size = id_##_global_size,                          \
+		.global_init = id_##_global_init,                          \
+		.global_fini = kt_global_fini,                             \
+		.params = params_,                                         \
+		.paravirt = pv_,                                           \
+		.word = word_,                                             \
+		.pv_hash = word_ == LK_WORD_QSPINLOCK ? kt_pv_hash : NULL, \
+		.kernel_tree = true,                                       \
+		.knobs = id_##_knobs,                                      \
 	}
 
 #ifdef QSIM_KTREE_GENERIC
-KT_TYPE(kernel_qspinlock, false, true, qsim_klib_generic, "_Q_PENDING_LOOPS",
+KT_TYPE(kernel_qspinlock, false, LK_WORD_QSPINLOCK, qsim_klib_generic,
+	"_Q_PENDING_LOOPS",
 	"the kernel tree's generic qspinlock, native slowpath");
-KT_TYPE(kernel_pv_qspinlock, true, true, qsim_klib_generic,
+KT_TYPE(kernel_pv_qspinlock, true, LK_WORD_QSPINLOCK, qsim_klib_generic,
 	"pv_mapping SPIN_THRESHOLD _Q_PENDING_LOOPS",
 	"the kernel tree's generic qspinlock with its pv slowpath");
 #endif
 #ifdef QSIM_KTREE_PPC
-KT_TYPE(kernel_ppc_qspinlock, false, false, qsim_klib_ppc, "qspl_*",
+KT_TYPE(kernel_ppc_qspinlock, false, LK_WORD_PPC, qsim_klib_ppc, "qspl_*",
 	"the kernel tree's powerpc qspinlock (6.2 on)");
 #endif

@@ -111,7 +111,7 @@ static __always_inline void fx_yield_to(int cpu)
 
 static __always_inline void fx_yield_to_owner(u32 word)
 {
-	int owner = (int)(word & FX_OWNER_MASK) - 1;
+	int owner = (word & 1) ? (int)((word & FX_OWNER_MASK) >> 1) : -1;
 
 	if (pv_yield_owner && owner >= 0 && is_shared_processor())
 		fx_yield_to(owner);
@@ -137,7 +137,7 @@ static bool fx_try_steal(struct qspinlock *lock, u32 me)
 
 void queued_spin_lock_slowpath(struct qspinlock *lock)
 {
-	u32 me = (u32)smp_processor_id() + 1, tail, word;
+	u32 me = fx_owner_me(), tail, word;
 	struct fx_qnodes *qn = this_cpu_ptr(&fx_qnodes);
 	struct fx_qnode *node, *next;
 	int idx, i;

@@ -34,9 +34,15 @@ static __always_inline u32 fx_take_owner(struct qspinlock *lock, u32 me)
 	return seen;
 }
 
+/* The owner half of a lock held by this CPU. */
+static __always_inline u32 fx_owner_me(void)
+{
+	return 1U | ((u32)smp_processor_id() << 1);
+}
+
 static __always_inline int queued_spin_trylock(struct qspinlock *lock)
 {
-	u32 me = (u32)smp_processor_id() + 1;
+	u32 me = fx_owner_me();
 
 	return !(fx_take_owner(lock, me) & FX_OWNER_MASK);
 }
@@ -50,7 +56,8 @@ static __always_inline void queued_spin_lock(struct qspinlock *lk)
 	queued_spin_lock_slowpath(lk);
 }
 
-/* Clear the owner half, keeping whatever tail is there. */
+/* Clear the owner half, keeping whatever tail is there (andis. keeps
+ * bits 16-31). */
 static inline void queued_spin_unlock(struct qspinlock *lock)
 {
 	u32 word;

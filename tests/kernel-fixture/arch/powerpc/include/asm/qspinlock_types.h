@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qsim fixture tree: the fixture's powerpc lock word.  The low half holds
- * the owner (its CPU + 1, 0 when free), the high half the queue tail
- * (the last waiter's CPU + 1 and node index, 0 when nobody is queued).
+ * qsim fixture tree: the fixture's powerpc lock word, in the bit places
+ * of the kernel's (so that qsim's powerpc observer reads it too): the low
+ * half holds the owner (bit 0 set while held, the owner's CPU in bits
+ * 1-14), bit 16 is unused, and bits 17-31 the queue tail (the last
+ * waiter's CPU + 1 and node index, 0 when nobody is queued).
  */
 #ifndef FIXTURE_PPC_QSPINLOCK_TYPES_H
 #define FIXTURE_PPC_QSPINLOCK_TYPES_H
@@ -32,6 +34,6 @@ typedef struct qspinlock {
 	}
 
 #define FX_OWNER_MASK 0x0000ffffU
-#define FX_TAIL_SHIFT 16
+#define FX_TAIL_SHIFT 17
 
 #endif
