@@ -237,6 +237,45 @@ START_TEST(test_host_limits)
 }
 END_TEST
 
+/* Issue #15, minor: PowerVM's entitlement limits (0.05 to 1 PU a vCPU)
+ * capped rr and kvm at 20x overcommit; and a cross-key error caused by a
+ * --set value blamed the file alone. */
+START_TEST(test_policy_checks_and_blame)
+{
+	static const char *const text = "[machine]\npcpus = 1\n"
+					"[partition]\nvcpus = 40\n";
+	const char *rr[] = {"hypervisor.policy=rr", NULL};
+	const char *kvm[] = {"hypervisor.policy=kvm", NULL};
+	const char *pvm[] = {"hypervisor.policy=powervm", NULL};
+	const char *rw[] = {"lock.type=tas", "workload.read_pct=50", NULL};
+	struct qsim_config *cfg;
+	GError *err = NULL;
+
+	cfg = cfg_load_text("t.ini", text, (char **)rr, &err);
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	cfg_free(cfg);
+	cfg = cfg_load_text("t.ini", text, (char **)kvm, &err);
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	cfg_free(cfg);
+	/* 40 vCPUs on 1 pCPU: at least 0.05 PU each is 2 PU, more than
+	 * the pool's 1. */
+	ck_assert_ptr_null(cfg_load_text("t.ini", text, (char **)pvm, &err));
+	ck_assert_msg(strstr(err->message, "entitlement add up to 2.00 "
+					   "processing units, more than the 1 "
+					   "pCPUs"),
+		      "%s", err->message);
+	g_clear_error(&err);
+
+	ck_assert_ptr_null(cfg_load_text("t.ini", "", (char **)rw, &err));
+	ck_assert_msg(strstr(err->message, "t.ini: [workload] read_pct = 50") &&
+			      strstr(err->message, "([workload] read_pct was "
+						   "set by --set "
+						   "workload.read_pct)"),
+		      "%s", err->message);
+	g_clear_error(&err);
+}
+END_TEST
+
 START_TEST(test_defaults_and_units)
 {
 	struct qsim_config *cfg = tu_config("[run]\nduration = 2.5ms\n"
@@ -326,6 +365,7 @@ int main(void)
 	tcase_add_test(tc, test_defaults_and_units);
 	tcase_add_test(tc, test_hostile_files);
 	tcase_add_test(tc, test_host_limits);
+	tcase_add_test(tc, test_policy_checks_and_blame);
 	tcase_add_test(tc, test_preset_and_overrides);
 	tcase_add_test(tc, test_time_parsing);
 	suite_add_tcase(s, tc);

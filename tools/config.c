@@ -1089,11 +1089,21 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 			     GError **error)
 {
 	unsigned int sum;
+	/* Entitlements are PowerVM's: rr and kvm do not read them, and
+	 * their limits (0.05 to 1.0 PU a vCPU) would cap overcommit at 20x
+	 * there. */
+	bool pvm = strcmp(cfg->policy, "powervm") == 0;
 
 	if (!resolve_noise(cfg, path, error))
 		return false;
 	if (!cfg->entitlement_cpu)
 		cfg->entitlement_cpu = fair_share(cfg, cfg->vcpus);
+	for (unsigned int i = 0; i < cfg->noise_parts; i++)
+		if (!cfg->noise[i].entitlement_cpu)
+			cfg->noise[i].entitlement_cpu =
+				fair_share(cfg, cfg->noise[i].vcpus);
+	if (!pvm)
+		return true;
 	if (!check_entitlement(path, "partition", cfg->entitlement_cpu,
 			       cfg->vcpus, error))
 		return false;
@@ -1101,8 +1111,6 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 	for (unsigned int i = 0; i < cfg->noise_parts; i++) {
 		struct cfg_noise_part *np = &cfg->noise[i];
 
-		if (!np->entitlement_cpu)
-			np->entitlement_cpu = fair_share(cfg, np->vcpus);
 		if (!check_entitlement(path, "noise", np->entitlement_cpu,
 				       np->vcpus, error))
 			return false;
@@ -1416,6 +1424,36 @@ static bool check_lines(const char *path, const char *text, GError **error)
 	return true;
 }
 
+/*
+ * A check across keys names them as "[section] key" after the file's
+ * name; when a value it names came from --set, say so (the file was
+ * blamed for it).
+ */
+static void blame_overrides(GError **error, GHashTable *set_keys)
+{
+	GHashTableIter it;
+	gpointer id;
+	GString *m;
+
+	if (!error || !*error || !g_hash_table_size(set_keys))
+		return;
+	m = g_string_new((*error)->message);
+	g_hash_table_iter_init(&it, set_keys);
+	while (g_hash_table_iter_next(&it, &id, NULL)) {
+		g_auto(GStrv) sk = g_strsplit(id, ".", 2);
+		g_autofree char *named = NULL;
+
+		if (!sk[0] || !sk[1])
+			continue;
+		named = g_strdup_printf("[%s] %s", sk[0], sk[1]);
+		if (strstr((*error)->message, named))
+			g_string_append_printf(m, " (%s was set by --set %s)",
+					       named, (const char *)id);
+	}
+	g_free((*error)->message);
+	(*error)->message = g_string_free(m, FALSE);
+}
+
 struct qsim_config *cfg_load_text(const char *path, const char *text,
 				  char **overrides, GError **error)
 {
@@ -1496,8 +1534,10 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 		QSPL_TUNABLES(X)
 #undef X
 	}
-	if (!cross_checks(cfg, path, error))
+	if (!cross_checks(cfg, path, error)) {
+		blame_overrides(error, set_keys);
 		return NULL;
+	}
 	cfg->resolved = g_key_file_to_data(out, NULL, NULL);
 	return g_steal_pointer(&cfg);
 }
