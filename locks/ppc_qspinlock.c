@@ -676,14 +676,13 @@ static void ppc_unlock(void *p)
 }
 
 #ifdef QSIM_MUTANT
-#define PPC_CAT_(a, b, c)	  a##b##c
-#define PPC_CAT(a, b, c)	  PPC_CAT_(a, b, c)
-#define PPC_OPS			  PPC_CAT(lk_mutant_, QSIM_MUTANT, _ops)
-#define X(id, name, mapping, doc) [id] = {#name, doc},
-static const struct {
-	const char *name, *doc;
-} mutant_info[] = {LK_MUTANTS(X)};
-#undef X
+#define PPC_CAT_(a, b, c) a##b##c
+#define PPC_CAT(a, b, c)  PPC_CAT_(a, b, c)
+#define PPC_OPS		  PPC_CAT(lk_mutant_, QSIM_MUTANT, _ops)
+/* This build's entry of the catalogue, as constant expressions (see
+ * pv_qspinlock.c). */
+#define MUT_NAME_(id, name, mapping, doc) QSIM_MUTANT == (id) ? #name:
+#define MUT_DOC_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (doc):
 #else
 #define PPC_OPS lk_ppc_qspinlock_ops
 #endif
@@ -692,8 +691,8 @@ const struct lk_ops PPC_OPS = {
 	.name = "ppc_qspinlock",
 #ifdef QSIM_MUTANT
 	.desc = "a mutant build of ppc_qspinlock",
-	.mutant = mutant_info[QSIM_MUTANT].name,
-	.mutant_desc = mutant_info[QSIM_MUTANT].doc,
+	.mutant = LK_MUTANTS(MUT_NAME_) NULL,
+	.mutant_desc = LK_MUTANTS(MUT_DOC_) NULL,
 #else
 	.desc = "powerpc queued spinlock: owner in the word, stealing, "
 		"must-queue, sleepy, confer to owner/predecessor (qspl_*)",

@@ -489,14 +489,15 @@ static bool pvqs_trylock(void *p)
 }
 
 #ifdef QSIM_MUTANT
-#define PV_CAT_(a, b, c)	  a##b##c
-#define PV_CAT(a, b, c)		  PV_CAT_(a, b, c)
-#define PV_OPS			  PV_CAT(lk_mutant_, QSIM_MUTANT, _ops)
-#define X(id, name, mapping, doc) [id] = {#name, mapping, doc},
-static const struct {
-	const char *name, *mapping, *doc;
-} mutant_info[] = {LK_MUTANTS(X)};
-#undef X
+#define PV_CAT_(a, b, c) a##b##c
+#define PV_CAT(a, b, c)	 PV_CAT_(a, b, c)
+#define PV_OPS		 PV_CAT(lk_mutant_, QSIM_MUTANT, _ops)
+/* This build's entry of the catalogue, as constant expressions (a
+ * conditional chain on the compile-time QSIM_MUTANT: what C allows in a
+ * static initializer, where an array element is not). */
+#define MUT_NAME_(id, name, mapping, doc) QSIM_MUTANT == (id) ? #name:
+#define MUT_MAP_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (mapping):
+#define MUT_DOC_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (doc):
 #else
 #define PV_OPS lk_pv_qspinlock_ops
 #endif
@@ -505,9 +506,9 @@ const struct lk_ops PV_OPS = {
 	.name = "pv_qspinlock",
 #ifdef QSIM_MUTANT
 	.desc = "a mutant build of pv_qspinlock",
-	.mutant = mutant_info[QSIM_MUTANT].name,
-	.mutant_desc = mutant_info[QSIM_MUTANT].doc,
-	.mutant_mapping = mutant_info[QSIM_MUTANT].mapping,
+	.mutant = LK_MUTANTS(MUT_NAME_) NULL,
+	.mutant_desc = LK_MUTANTS(MUT_DOC_) NULL,
+	.mutant_mapping = LK_MUTANTS(MUT_MAP_) NULL,
 	.hv_no_latch = MUTANT(no_latch),
 #else
 	.desc = "paravirt queued spinlock: pv node states, lock hash, lazy "

@@ -40,6 +40,8 @@ done
 
 packages=(gcc make cmake pkg-config libglib2.0-dev check libsubunit-dev
 	  libsqlite3-dev clang-format python3 git)
+# The test run also fuzzes, with clang's libFuzzer.
+[ "$test" -eq 1 ] && packages+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -75,4 +77,20 @@ if [ "$test" -eq 1 ]; then
 		-DQSIM_KERNEL_TREE="$top/tests/kernel-fixture" >/dev/null
 	cmake --build build-kfixture -j"$jobs" --target qsim test_ktree
 	(cd build-kfixture && ctest --output-on-failure -j"$jobs" -L ktree)
+	# Fuzzing, bounded: each target from the committed seed corpus (a
+	# scratch copy: the run adds to it), under ASan+UBSan and leak
+	# checks; a crash, a finding or a leak fails the run.
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DQSIM_WERROR="$werror" -DQSIM_FUZZ=ON >/dev/null
+	cmake --build build-fuzz -j"$jobs" --target fuzz_config fuzz_set
+	for t in config set; do
+		rm -rf "build-fuzz/corpus-$t"
+		cp -r "tests/fuzz/corpus/$t" "build-fuzz/corpus-$t"
+		"build-fuzz/tests/fuzz/fuzz_$t" -max_total_time="${QSIM_FUZZ_SECONDS:-60}" \
+			-max_len=8192 -print_final_stats=1 \
+			"build-fuzz/corpus-$t" 2>"build-fuzz/fuzz_$t.log" ||
+			{ tail -40 "build-fuzz/fuzz_$t.log"; exit 1; }
+		grep -E "^stat::number_of_executed_units|^stat::average_exec_per_sec" \
+			"build-fuzz/fuzz_$t.log" | sed "s/^/fuzz_$t: /"
+	done
 fi
