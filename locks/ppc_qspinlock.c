@@ -669,7 +669,7 @@ static void ppc_unlock(void *p)
 	/* (locked, owner, sleepy) <- 0; must-queue and tail stay. */
 	smp_store_release(&lock->locked, 0);
 	v = (u32)lock->val.counter; /* host-side check, not a guest read */
-	if ((v & _Q_MUST_Q_VAL) && !(v & _Q_TAIL_CPU_MASK))
+	if (LK_CHECKS && (v & _Q_MUST_Q_VAL) && !(v & _Q_TAIL_CPU_MASK))
 		lk_violation("Q1: must-queue left set with no queue (word "
 			     "%#x)",
 			     v);

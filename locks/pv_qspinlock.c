@@ -55,7 +55,11 @@ static struct qnode *const PV_LP_DUMMY = (struct qnode *)1;
 static int hash_count_add(struct qspinlock *lock, int delta)
 {
 	GHashTable *h = qs_guest()->hash_count;
-	int n = GPOINTER_TO_INT(g_hash_table_lookup(h, lock)) + delta;
+	int n;
+
+	if (!LK_CHECKS)
+		return 0;
+	n = GPOINTER_TO_INT(g_hash_table_lookup(h, lock)) + delta;
 
 	if (n)
 		g_hash_table_insert(h, lock, GINT_TO_POINTER(n));
@@ -158,7 +162,7 @@ static struct qnode *pv_hash_peek(struct qspinlock *lock)
 static void pv_note_steal(struct qspinlock *lock, u32 v)
 {
 	lockevent_inc(pv_lock_stealing);
-	if (v & _Q_PENDING_MASK)
+	if (LK_CHECKS && (v & _Q_PENDING_MASK))
 		lk_violation("R7: lock %#llx stolen while the queue head had "
 			     "pending set (tail,pending,locked) = %#x",
 			     (unsigned long long)lk_addr_key(lock), v);

@@ -57,8 +57,19 @@ START_TEST(test_every_lock_survives)
 }
 END_TEST
 
-/* Seeds each mutant may take at most (they fall in 1-5 in practice). */
+/*
+ * Seeds each mutant may take at most.  With the checks inside the lock
+ * code they fall in 1-5.  Built without them (-DQSIM_LOCK_CHECKS=OFF,
+ * tools/setup.sh --test runs that build too) the observers outside catch
+ * the same ones just as fast, but steal_ignores_pending, whose check (R7)
+ * no observer can make exactly, is caught only as starvation: first at
+ * seed 199 (deterministic, with --jobs 1 from seed 1).
+ */
+#ifdef QSIM_NO_LOCK_CHECKS
+#define MUTANT_SEED_BUDGET 400
+#else
 #define MUTANT_SEED_BUDGET 60
+#endif
 
 START_TEST(test_every_mutant_caught)
 {

@@ -71,6 +71,12 @@ if [ "$test" -eq 1 ]; then
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j"$jobs" -L unit)
+	# Without the checks inside qsim's lock code: the observers outside
+	# must still catch every catalogued mutant (docs/torture.md).
+	cmake -S . -B build-nochecks -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DQSIM_WERROR="$werror" -DQSIM_LOCK_CHECKS=OFF >/dev/null
+	cmake --build build-nochecks -j"$jobs" --target test_torture
+	(cd build-nochecks && ctest --output-on-failure -j"$jobs" -L torture)
 	# Kernel-tree mode, built against the fixture tree (no kernel code).
 	cmake -S . -B build-kfixture -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DQSIM_WERROR="$werror" \
