@@ -68,14 +68,28 @@ static int64_t check_whole(const char *path, int vcpus)
 	return runs;
 }
 
-/* Eight writers released together, on a new file and then on the same
- * file again (existing): all sixteen runs are stored whole. */
+/* Eight writers released together, on a new file, on the same file
+ * again (existing), and on it once more after making it a version-10
+ * file (so all eight race to migrate it): all 24 runs stored whole. */
 START_TEST(test_eight_writers)
 {
 	g_autofree char *path = tmpdb();
 	g_autofree char *text = tu_scenario("tas", 2, 2, 1);
 
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < 3; round++) {
+		if (round == 2) {
+			sqlite3 *db;
+
+			ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+			ck_assert_int_eq(
+				sqlite3_exec(db,
+					     "DROP TABLE kernel_tree; "
+					     "DROP TABLE kernel_files; "
+					     "PRAGMA user_version = 10",
+					     NULL, NULL, NULL),
+				SQLITE_OK);
+			sqlite3_close(db);
+		}
 		int go[2];
 		pid_t kids[8];
 
@@ -111,7 +125,15 @@ START_TEST(test_eight_writers)
 				  WEXITSTATUS(status) == 0);
 		}
 	}
-	ck_assert_int_eq(check_whole(path, 2), 16);
+	ck_assert_int_eq(check_whole(path, 2), 24);
+	{
+		sqlite3 *db;
+
+		ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+		ck_assert_int_eq(q1(db, "PRAGMA user_version"),
+				 STORE_SCHEMA_VERSION);
+		sqlite3_close(db);
+	}
 }
 END_TEST
 
