@@ -9,7 +9,6 @@
 #include <linux/fs.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tools/store.h"
@@ -284,70 +283,6 @@ START_TEST(test_newer_schema_refused)
 }
 END_TEST
 
-/*
- * Issue #15 D3: writers that start at once on a file nobody has created
- * yet all store their run (most failed with "database is locked": the
- * journal-mode switch and the table creation raced).  Six processes wait
- * on a pipe, are released together, and each opens the new file and
- * inserts one run.
- */
-START_TEST(test_concurrent_first_use)
-{
-	g_autofree char *path = tmpdb();
-	g_autofree char *text = tu_scenario("tas", 2, 2, 1);
-	int go[2];
-	pid_t kids[6];
-	sqlite3 *db;
-
-	ck_assert_int_eq(pipe(go), 0);
-	for (unsigned int i = 0; i < G_N_ELEMENTS(kids); i++) {
-		kids[i] = fork();
-		ck_assert_int_ge(kids[i], 0);
-		if (kids[i] == 0) {
-			struct qsim_config *cfg = tu_config(text, NULL);
-			struct qsim_results res;
-			GError *err = NULL;
-			struct store *st;
-			int64_t id;
-			char c;
-
-			close(go[1]);
-			tu_model(cfg, &res);
-			(void)!read(go[0], &c, 1); /* released at once */
-			st = store_open(path, &err);
-			_exit(st && store_run_insert(st, cfg, &res, &id, &err)
-				      ? 0
-				      : 1);
-		}
-	}
-	close(go[0]);
-	close(go[1]);
-	for (unsigned int i = 0; i < G_N_ELEMENTS(kids); i++) {
-		int status;
-
-		ck_assert_int_eq(waitpid(kids[i], &status, 0), kids[i]);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "writer %u failed", i);
-	}
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(query_int(db, "SELECT COUNT(*) FROM runs"), 6);
-	ck_assert_int_eq(query_int(db, "PRAGMA application_id"),
-			 STORE_APPLICATION_ID);
-	{
-		sqlite3_stmt *q;
-
-		ck_assert_int_eq(sqlite3_prepare_v2(db,
-						    "PRAGMA integrity_check",
-						    -1, &q, NULL),
-				 SQLITE_OK);
-		ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-		ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "ok");
-		sqlite3_finalize(q);
-	}
-	sqlite3_close(db);
-}
-END_TEST
-
 /* D6: a database of someone else's is refused and left as it was; an
  * empty file becomes qsim's, marked with qsim's application_id. */
 START_TEST(test_foreign_database_refused)
@@ -437,7 +372,6 @@ int main(void)
 	tcase_add_test(tc, test_failed_insert_leaves_nothing);
 	tcase_add_test(tc, test_newer_schema_refused);
 	tcase_add_test(tc, test_migrates_v1);
-	tcase_add_test(tc, test_concurrent_first_use);
 	tcase_add_test(tc, test_foreign_database_refused);
 	tcase_add_test(tc, test_readonly_refused_up_front);
 	suite_add_tcase(s, tc);
