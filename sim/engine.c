@@ -384,6 +384,8 @@ void sim_schedule(struct sim *s, struct sim_event *ev, sim_time_t t)
 	sim_evq_push(&s->q, ev, t);
 }
 
+volatile sig_atomic_t sim_interrupt;
+
 /*
  * The guard's look, every SIM_GUARD_EVERY accesses of cpu @c (or events
  * of the loop, @c NULL), at simulated time @now: the host-time deadline,
@@ -393,8 +395,6 @@ void sim_schedule(struct sim *s, struct sim_event *ev, sim_time_t t)
  * re-schedules itself at its own time): a model error, reported as a
  * hang with what was found.  From a cpu it never returns.
  */
-volatile sig_atomic_t sim_interrupt;
-
 void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
 {
 	uint32_t *n = c ? &c->guard_n : &s->guard_n;

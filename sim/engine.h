@@ -344,12 +344,12 @@ void sim_destroy(struct sim *s);
 void sim_set_seed(struct sim *s, uint64_t seed);
 struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg);
 
-/* Accesses (per cpu) or events (the loop) between two looks of the
- * guard, and the looks at one instant that make a run stuck: 2^16 x 16,
- * about a million accesses or events at one picosecond. */
 /* Set (to the signal's number) by a signal handler: every running sim
  * stops at its guard's next look, with interrupted set. */
 extern volatile sig_atomic_t sim_interrupt;
+/* Accesses (per cpu) or events (the loop) between two looks of the
+ * guard, and the looks at one instant that make a run stuck: 2^16 x 16,
+ * about a million accesses or events at one picosecond. */
 #define SIM_GUARD_EVERY 0x10000u
 #define SIM_GUARD_STUCK 16u
 void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now);

@@ -14,7 +14,6 @@
 #include "sim/engine.h"
 
 #define Q_LOCKED_MASK 0xffu
-#define Q_PENDING_OFF 8
 #define Q_SLOW_VAL    3u
 
 struct obs_lock {
@@ -22,7 +21,6 @@ struct obs_lock {
 	unsigned int idx;
 	uint32_t last; /* the word as of the last write seen */
 	int holder;    /* cpu id of the word's holder, or -1 */
-	int hashed;    /* pv hash entries for it right now */
 };
 
 struct obs_pv_entry {
@@ -78,14 +76,11 @@ static int count_of(struct obs *o, void *lock)
 static void count_add(struct obs *o, void *lock, int d)
 {
 	int n = count_of(o, lock) + d;
-	struct obs_lock *l = g_hash_table_lookup(o->locks, lock);
 
 	if (n)
 		g_hash_table_insert(o->counts, lock, GINT_TO_POINTER(n));
 	else
 		g_hash_table_remove(o->counts, lock);
-	if (l)
-		l->hashed = n;
 }
 
 #define PPC_LOCKED 0x00000001u
@@ -116,6 +111,7 @@ static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
 	uint32_t old = l->last, now = *(volatile uint32_t *)l->word;
 	uint32_t ol = old & Q_LOCKED_MASK, nl = now & Q_LOCKED_MASK;
 	int who = c ? (int)c->id : -1;
+	int hashed = count_of(o, l->word);
 
 	l->last = now;
 	if (nl != 0 && nl != 1 && nl != Q_SLOW_VAL)
@@ -123,14 +119,14 @@ static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
 		       "O1: lock %u's locked byte is %#x (word %#" PRIx32
 		       ", was %#" PRIx32 ")",
 		       l->idx, nl, now, old);
-	if (nl == Q_SLOW_VAL && ol != Q_SLOW_VAL && l->hashed != 1 &&
+	if (nl == Q_SLOW_VAL && ol != Q_SLOW_VAL && hashed != 1 &&
 	    !(ol != 0 && who == l->holder))
 		report(o, c,
 		       "O3: lock %u set to _Q_SLOW_VAL by cpu %d, a waiter, "
 		       "with %d pv hash entries for it (word %#" PRIx32
 		       " -> %#" PRIx32 ")",
-		       l->idx, who, l->hashed, old, now);
-	if (ol == Q_SLOW_VAL && nl == 0 && l->hashed != 0)
+		       l->idx, who, hashed, old, now);
+	if (ol == Q_SLOW_VAL && nl == 0 && hashed != 0)
 		report(o, c,
 		       "O4: lock %u released from _Q_SLOW_VAL by cpu %d with "
 		       "its pv hash entry still there",

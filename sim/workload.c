@@ -521,14 +521,6 @@ static void watchdog_ev(struct sim_event *ev)
 				     v->idx, a, v->waiting->idx, b);
 		return;
 	}
-	if (w->host_deadline_us &&
-	    g_get_monotonic_time() > w->host_deadline_us) {
-		wl_violation(w, WL_VIOL_HANG, t,
-			     "hang: the host-time watchdog expired at "
-			     "simulated time %.6f s",
-			     (double)t / (double)SIM_S);
-		return;
-	}
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
 }
 

@@ -163,7 +163,6 @@ struct wl {
 	unsigned int nvcpus;
 	struct sim *sim;
 	struct sim_event watchdog;
-	int64_t host_deadline_us; /* 0 = none */
 	enum wl_violation violation;
 	sim_time_t violation_ps;
 	char *violation_msg;

@@ -603,8 +603,7 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 			obs_watch_pv_hash(o, hb, hn);
 	}
 
-	r->wl.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
-	r->sim.host_deadline_us = r->wl.host_deadline_us;
+	r->sim.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
 	if (cfg->warmup_ps)
 		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);
