@@ -156,16 +156,29 @@ START_TEST(test_failed_insert_leaves_nothing)
 }
 END_TEST
 
-/* A version-1 file is migrated forward on open, its rows kept. */
+/*
+ * A version-1 file is migrated forward on open, its rows kept; schema 12
+ * splits the stored run's resolved text into params rows and hashes it.
+ */
 START_TEST(test_migrates_v1)
 {
 	g_autofree char *path = tmpdb();
+	g_autofree char *text = tu_scenario("ticket", 4, 2, 1);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
 	GError *err = NULL;
 	struct store *st = store_open(path, &err);
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autofree char *sum = store_params_sha256(cfg->resolved);
+	g_autofree char *sql = NULL;
+	int64_t id, nkeys = 0;
 
 	ck_assert_ptr_nonnull(st);
+	tu_model(cfg, &res);
+	ck_assert(store_run_insert(st, cfg, &res, &id, &err));
 	/* Make it look like a version-1 file: no later table or column. */
 	ck_assert_int_eq(sqlite3_exec(st->db,
+				      TU_UNDO_SCHEMA12
 				      "DROP TABLE vcpu_counters; "
 				      "DROP TABLE partition_results; "
 				      "DROP TABLE dtl_records; "
@@ -225,7 +238,7 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 11);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 12);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "sqlite_schema WHERE name IN "
 					   "('kernel_tree', 'kernel_files')"),
@@ -264,7 +277,34 @@ START_TEST(test_migrates_v1)
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "vcpu_counters"),
 			 0);
+	/* Schema 12's rows for the run stored before: every key of its
+	 * resolved text, counted here by GKeyFile, and its hash. */
+	ck_assert(g_key_file_load_from_data(kf, cfg->resolved, (gsize)-1,
+					    G_KEY_FILE_NONE, NULL));
+	{
+		g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+		for (char **g = groups; *g; g++) {
+			g_auto(GStrv) keys =
+				g_key_file_get_keys(kf, *g, NULL, NULL);
+
+			nkeys += (int64_t)g_strv_length(keys);
+		}
+	}
+	ck_assert_int_gt(nkeys, 50);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM params"),
+			 nkeys);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM params "
+					   "WHERE section = 'lock' AND key = "
+					   "'type' AND value = 'ticket'"),
+			 1);
+	sql = g_strdup_printf("SELECT COUNT(*) FROM runs WHERE params_sha256 "
+			      "= '%s' AND binary_sha256 IS NULL",
+			      sum);
+	ck_assert_int_eq(query_int(st->db, sql), 1);
 	store_close(st);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
 }
 END_TEST
 

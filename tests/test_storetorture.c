@@ -83,6 +83,7 @@ START_TEST(test_eight_writers)
 			ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 			ck_assert_int_eq(
 				sqlite3_exec(db,
+					     TU_UNDO_SCHEMA12
 					     "DROP TABLE kernel_tree; "
 					     "DROP TABLE kernel_files; "
 					     "PRAGMA user_version = 10",

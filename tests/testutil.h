@@ -118,4 +118,17 @@ void tu_rig_at(struct tu_rig *r, struct sim_event *ev, sim_event_fn fn,
 /* The sum over all vCPUs of lock event counter @e. */
 uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e);
 
+/* SQL that takes a current results file back to before schema 12 (for
+ * the migration tests). */
+#define TU_UNDO_SCHEMA12                               \
+	"DROP VIEW lock_worst_p99; "                   \
+	"DROP VIEW lhp_by_overcommit; "                \
+	"DROP VIEW throughput_by_overcommit; "         \
+	"DROP TABLE params; "                          \
+	"DROP INDEX runs_identity; "                   \
+	"DROP INDEX runs_tag; "                        \
+	"ALTER TABLE runs DROP COLUMN tag; "           \
+	"ALTER TABLE runs DROP COLUMN params_sha256; " \
+	"ALTER TABLE runs DROP COLUMN binary_sha256; "
+
 #endif

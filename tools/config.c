@@ -4,6 +4,7 @@
  * single declaration of every scenario key.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,11 @@ enum cfg_type {
 	CT_U64,
 	CT_BOOL,
 	CT_ENUM,
-	CT_PROB, /* a probability: a decimal from 0 to 1 */
-	CT_LIST, /* comma-separated durations, checked in cross_checks */
-	CT_PU,	 /* processing units, 0.05 steps, or auto (stored as 0) */
-	CT_ODUR, /* a duration, or nothing (struct cfg_odur) */
+	CT_PROB,  /* a probability: a decimal from 0 to 1 */
+	CT_LIST,  /* comma-separated durations, checked in cross_checks */
+	CT_PU,	  /* processing units, 0.05 steps, or auto (stored as 0) */
+	CT_ODUR,  /* a duration, or nothing (struct cfg_odur) */
+	CT_RATIO, /* auto (stored as 0) or a decimal from 0.01 to 64 */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -219,6 +221,11 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(preset), "topology and cache-cost preset"},
 	{"machine", "pcpus", CT_UINT, "16", 1, 4096, NULL, OFF(pcpus),
 	 "physical CPUs (hardware threads) in the shared pool"},
+	{"machine", "overcommit", CT_RATIO, "auto", 0, 0, NULL,
+	 OFF(overcommit_req),
+	 "vCPUs (every partition's) per pool pCPU; when set it derives "
+	 "pcpus, rounded to the nearest (at least 1), and overrides it "
+	 "(auto: pcpus as given)"},
 	{"machine", "smt", CT_UINT, PRESET, 1, 8, NULL, OFF(smt),
 	 "hardware threads per core"},
 	{"machine", "cores_per_chip", CT_UINT, PRESET, 1, 256, NULL,
@@ -522,6 +529,8 @@ static const char *type_name(enum cfg_type t)
 		return "PU";
 	case CT_ODUR:
 		return "duration";
+	case CT_RATIO:
+		return "ratio";
 	}
 	return "?";
 }
@@ -612,6 +621,9 @@ static char *allowed_text(const struct cfg_key *k)
 	case CT_PU:
 		return g_strdup("auto, or processing units in steps of 0.05 "
 				"(e.g. 1.5)");
+	case CT_RATIO:
+		return g_strdup(
+			"auto, or a decimal from 0.01 to 64 (e.g. 1.5)");
 	case CT_ODUR:
 		return g_strdup_printf("nothing, or TIME, exp:MEAN or "
 				       "uniform:LO:HI, each time with a unit, "
@@ -780,6 +792,20 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		if (!hundredths || hundredths % 5 || hundredths > 409600)
 			return false;
 		*(unsigned int *)field = (unsigned int)hundredths;
+		return true;
+	}
+	case CT_RATIO: {
+		char *end;
+		double r;
+
+		if (strcmp(v, "auto") == 0) {
+			*(double *)field = 0;
+			return true;
+		}
+		r = g_ascii_strtod(v, &end);
+		if (!g_ascii_isdigit(*v) || *end || !(r >= 0.01 && r <= 64))
+			return false;
+		*(double *)field = r;
 		return true;
 	}
 	case CT_PROB: {
@@ -1096,6 +1122,19 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 
 	if (!resolve_noise(cfg, path, error))
 		return false;
+	if (cfg->overcommit_req > 0) {
+		double p = (cfg->vcpus + cfg_noise_vcpus(cfg)) /
+			   cfg->overcommit_req;
+
+		cfg->pcpus = (unsigned int)SIM_MAX(1.0, floor(p + 0.5));
+		if (cfg->pcpus > 4096) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [machine] overcommit = %g: gives %u "
+				    "pCPUs, more than 4096",
+				    path, cfg->overcommit_req, cfg->pcpus);
+			return false;
+		}
+	}
 	if (!cfg->entitlement_cpu)
 		cfg->entitlement_cpu = fair_share(cfg, cfg->vcpus);
 	for (unsigned int i = 0; i < cfg->noise_parts; i++)
@@ -1538,6 +1577,9 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 		blame_overrides(error, set_keys);
 		return NULL;
 	}
+	if (cfg->overcommit_req > 0) /* the pCPUs it derived */
+		g_key_file_set_integer(out, "machine", "pcpus",
+				       (gint)cfg->pcpus);
 	cfg->resolved = g_key_file_to_data(out, NULL, NULL);
 	return g_steal_pointer(&cfg);
 }

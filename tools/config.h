@@ -48,7 +48,8 @@ struct qsim_config {
 	bool dtl_records;
 	/* [machine] */
 	char *preset;
-	unsigned int pcpus;
+	unsigned int pcpus;    /* derived from overcommit_req when it is set */
+	double overcommit_req; /* [machine] overcommit, 0: auto */
 	unsigned int smt;
 	unsigned int cores_per_chip;
 	unsigned int line_bytes;

@@ -722,7 +722,7 @@ int main(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
-		printf("qsim %s (%s, coroutines: %s)\n", QSIM_VERSION,
+		printf("qsim %s (%s, coroutines: %s)\n", store_version(),
 		       store_build_flags(), sim_coro_impl());
 		return EXIT_OK;
 	}

@@ -13,9 +13,7 @@
 #include "locks/lock.h"
 #include "tools/config.h"
 
-#ifndef QSIM_VERSION
-#define QSIM_VERSION "dev"
-#endif
+#include "qsim_version.h"
 #ifndef QSIM_BUILD_FLAGS
 #define QSIM_BUILD_FLAGS "unknown"
 #endif
@@ -30,6 +28,30 @@ const char *store_version(void)
 const char *store_build_flags(void)
 {
 	return QSIM_BUILD_FLAGS;
+}
+
+/*
+ * SHA-256 of the running executable (the lock code of a kernel tree is
+ * linked into it): with a run's params hash, the identity of a result.
+ * "unknown" if it cannot be read.
+ */
+const char *store_binary_sha256(void)
+{
+	static char *sum;
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		g_autofree char *data = NULL;
+		gsize len;
+
+		if (g_file_get_contents("/proc/self/exe", &data, &len, NULL))
+			sum = g_compute_checksum_for_data(
+				G_CHECKSUM_SHA256, (const guchar *)data, len);
+		else
+			sum = g_strdup("unknown");
+		g_once_init_leave(&once, 1);
+	}
+	return sum;
 }
 
 static void stmt_cleanup(sqlite3_stmt **s)
@@ -173,6 +195,48 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"  sha256 TEXT NOT NULL,\n"                                          \
 	"  PRIMARY KEY (run_id, path)\n);\n"
 
+/*
+ * Schema 12: every resolved key as a row, a run's identity (the SHA-256
+ * of its resolved parameters and of the binary that ran it: a point a
+ * sweep or compare already has), a tag, and views for common questions.
+ */
+#define PARAMS_DDL                                                            \
+	"ALTER TABLE runs ADD COLUMN tag TEXT;\n"                             \
+	"ALTER TABLE runs ADD COLUMN params_sha256 TEXT;\n"                   \
+	"ALTER TABLE runs ADD COLUMN binary_sha256 TEXT;\n"                   \
+	"CREATE INDEX runs_identity ON runs(params_sha256, binary_sha256);\n" \
+	"CREATE INDEX runs_tag ON runs(tag);\n"                               \
+	"CREATE TABLE params (\n"                                             \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"  \
+	"  section TEXT NOT NULL,\n"                                          \
+	"  key TEXT NOT NULL,\n"                                              \
+	"  value TEXT NOT NULL,\n"                                            \
+	"  PRIMARY KEY (run_id, section, key)\n);\n"                          \
+	"CREATE INDEX params_value ON params(section, key, value);\n"         \
+	"CREATE VIEW lock_worst_p99 AS\n"                                     \
+	"  SELECT r.lock, MAX(l.lat_p99_ns) AS worst_p99_ns,\n"               \
+	"         COUNT(*) AS runs\n"                                         \
+	"  FROM runs r JOIN lock_results l ON l.run_id = r.id\n"              \
+	"  WHERE r.status = 'ok' GROUP BY r.lock;\n"                          \
+	"CREATE VIEW lhp_by_overcommit AS\n"                                  \
+	"  SELECT r.lock, ROUND(r.overcommit, 3) AS overcommit,\n"            \
+	"         COUNT(DISTINCT r.id) AS runs,\n"                            \
+	"         SUM(l.lhp_events) AS lhp_events,\n"                         \
+	"         SUM(l.lhp_total_ns) AS lhp_total_ns,\n"                     \
+	"         SUM(l.lwp_events) AS lwp_events\n"                          \
+	"  FROM runs r JOIN lock_results l ON l.run_id = r.id\n"              \
+	"  WHERE r.status = 'ok' GROUP BY 1, 2;\n"                            \
+	"CREATE VIEW throughput_by_overcommit AS\n"                           \
+	"  SELECT r.lock, p.value AS pv_mapping,\n"                           \
+	"         ROUND(r.overcommit, 3) AS overcommit,\n"                    \
+	"         COUNT(*) AS runs, AVG(s.throughput) AS throughput\n"        \
+	"  FROM runs r\n"                                                     \
+	"  JOIN (SELECT run_id, SUM(throughput) AS throughput\n"              \
+	"        FROM lock_results GROUP BY run_id) s ON s.run_id = r.id\n"   \
+	"  LEFT JOIN params p ON p.run_id = r.id AND p.section = 'lock'\n"    \
+	"       AND p.key = 'pv_mapping'\n"                                   \
+	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
+
 /* Today's tables (the result columns come from model.h's lists). */
 static char *schema_current(void)
 {
@@ -309,6 +373,80 @@ static bool check_owner(struct store *st, int version, GError **error)
 	return false;
 }
 
+/* One row per resolved key of run @run, from its INI text @resolved. */
+static bool insert_params(struct store *st, int64_t run, const char *resolved,
+			  GError **error)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_auto(GStrv) groups = NULL;
+	g_auto_stmt s = NULL;
+
+	if (!g_key_file_load_from_data(kf, resolved, (gsize)-1, G_KEY_FILE_NONE,
+				       NULL))
+		return true; /* not INI: nothing to split (never written so) */
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO params (run_id, section, key, "
+			       "value) VALUES (?,?,?,?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(st, error, "preparing the params insert");
+	groups = g_key_file_get_groups(kf, NULL);
+	for (char **g = groups; *g; g++) {
+		g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+
+		for (char **k = keys; k && *k; k++) {
+			g_autofree char *v =
+				g_key_file_get_value(kf, *g, *k, NULL);
+
+			sqlite3_reset(s);
+			sqlite3_bind_int64(s, 1, (sqlite3_int64)run);
+			sqlite3_bind_text(s, 2, *g, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 3, *k, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 4, v ? v : "", -1,
+					  SQLITE_TRANSIENT);
+			if (sqlite3_step(s) != SQLITE_DONE)
+				return fail(st, error, "inserting params");
+		}
+	}
+	return true;
+}
+
+char *store_params_sha256(const char *resolved)
+{
+	return g_compute_checksum_for_string(G_CHECKSUM_SHA256, resolved, -1);
+}
+
+/*
+ * Migration to schema 12, inside its transaction: the runs stored before
+ * get their params rows and their params hash from their resolved text
+ * (the binary that ran them is not known: binary_sha256 stays NULL).
+ */
+static bool backfill_params(struct store *st, GError **error)
+{
+	g_auto_stmt q = NULL;
+	g_auto_stmt u = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT id, params FROM runs", -1, &q,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "UPDATE runs SET params_sha256 = ? WHERE id = ?",
+			       -1, &u, NULL) != SQLITE_OK)
+		return fail(st, error, "migrating to schema 12");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		const char *text = (const char *)sqlite3_column_text(q, 1);
+		g_autofree char *sum = store_params_sha256(text ? text : "");
+
+		if (!insert_params(st, id, text ? text : "", error))
+			return false;
+		sqlite3_reset(u);
+		sqlite3_bind_text(u, 1, sum, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 2, (sqlite3_int64)id);
+		if (sqlite3_step(u) != SQLITE_DONE)
+			return fail(st, error, "migrating to schema 12");
+	}
+	return true;
+}
+
 /* Inside the caller's write transaction. */
 static bool migrate(struct store *st, GError **error)
 {
@@ -329,10 +467,10 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
+			"%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
 			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
-			STORE_SCHEMA_VERSION);
+			PARAMS_DDL, STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -406,6 +544,8 @@ static bool migrate(struct store *st, GError **error)
 		      "INTEGER;\n",
 		/* 10 -> 11: kernel-tree identity. */
 		[10] = KERNEL_TREE_DDL,
+		/* 11 -> 12: params, identity, tag, views (rows: below). */
+		[11] = PARAMS_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -417,7 +557,7 @@ static bool migrate(struct store *st, GError **error)
 		if (!exec(st, sql, error))
 			return false;
 	}
-	return true;
+	return version >= 12 || backfill_params(st, error);
 }
 
 /* WAL, unless the file is in it already (switching needs the file to
@@ -501,11 +641,13 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 		"measured_ps, status, violation, violation_ps, report, replay, "
 		"host_seconds, events, switches, util_run, util_spin, "
 		"util_hcall, util_dispatch, util_idle, acq_min, acq_mean, "
-		"acq_max, jain) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"acq_max, jain, tag, params_sha256, binary_sha256) VALUES "
+		"(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?)";
 	g_auto_stmt s = NULL;
 	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
 	g_autofree char *when = g_date_time_format_iso8601(now);
+	g_autofree char *sum = store_params_sha256(cfg->resolved);
 	int i = 1;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -546,6 +688,9 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	sqlite3_bind_double(s, i++, res->acq_mean);
 	sqlite3_bind_int64(s, i++, res->acq_max);
 	sqlite3_bind_double(s, i++, res->jain);
+	bind_text(s, i++, st->tag);
+	bind_text(s, i++, sum);
+	bind_text(s, i++, store_binary_sha256());
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return fail(st, error, "inserting the run");
 	return true;
@@ -861,7 +1006,8 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 	    !insert_partitions(st, run, res, error) ||
 	    !insert_dtl(st, run, res, error) ||
 	    !insert_hists(st, run, res, error) ||
-	    !insert_ktree(st, run, cfg, error))
+	    !insert_ktree(st, run, cfg, error) ||
+	    !insert_params(st, run, cfg->resolved, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))
 		goto rollback;

@@ -15,13 +15,14 @@
 #define STORE_ERROR (store_error_quark())
 GQuark store_error_quark(void);
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 /* PRAGMA application_id of a qsim database: "qsim" in ASCII. */
 #define STORE_APPLICATION_ID 0x7173696d
 
 struct store {
 	sqlite3 *db;
 	char *path;
+	const char *tag; /* runs.tag of the runs inserted (NULL: none) */
 };
 
 struct store *store_open(const char *path, GError **error);
@@ -35,6 +36,10 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 bool store_import(struct store *st, const char *src, int64_t *count,
 		  GError **error);
 const char *store_build_flags(void);
+/* The identity of a result: SHA-256 of its resolved parameters (a new
+ * string) and of the binary that runs (static). */
+char *store_params_sha256(const char *resolved);
+const char *store_binary_sha256(void);
 const char *store_version(void);
 
 #endif
