@@ -1627,20 +1627,41 @@ char *cfg_key_default(const char *section, const char *key)
 	return k ? default_text(k, &presets[0]) : NULL;
 }
 
+/* One key of cfg_keys, as `qsim list keys` prints it. */
+static void print_key(FILE *out, const struct cfg_key *k)
+{
+	g_autofree char *what = allowed_text(k);
+	g_autofree char *def = default_text(k, &presets[0]);
+
+	fprintf(out, "  %-26s %-8s default %-10s %s\n", k->key,
+		type_name(k->type), def, k->help);
+	fprintf(out, "  %-26s          accepts %s%s\n", "", what,
+		k->def ? "" : " (default from machine.preset)");
+}
+
+bool cfg_print_section_keys(FILE *out, const char *section)
+{
+	if (!section_known(section))
+		return false;
+	fprintf(out, "[%s]\n", section);
+	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].section, section) == 0)
+			print_key(out, &cfg_keys[i]);
+	return true;
+}
+
+char *cfg_section_names(void)
+{
+	return list_sections();
+}
+
 void cfg_print_keys(FILE *out)
 {
-	const struct cfg_preset *p = &presets[0];
-
 	for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++) {
 		const struct cfg_key *k = &cfg_keys[i];
-		g_autofree char *what = allowed_text(k);
-		g_autofree char *def = default_text(k, p);
 
 		if (!i || strcmp(k->section, cfg_keys[i - 1].section))
 			fprintf(out, "[%s]\n", k->section);
-		fprintf(out, "  %-26s %-8s default %-10s %s\n", k->key,
-			type_name(k->type), def, k->help);
-		fprintf(out, "  %-26s          accepts %s%s\n", "", what,
-			k->def ? "" : " (default from machine.preset)");
+		print_key(out, k);
 	}
 }

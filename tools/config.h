@@ -183,6 +183,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 char *cfg_key_default(const char *section, const char *key);
 /* Print every section and key with type, default, range and help. */
 void cfg_print_keys(FILE *out);
+/* The keys of one section; false if there is no such section. */
+bool cfg_print_section_keys(FILE *out, const char *section);
+/* "[run], [machine], ...": every section (a new string). */
+char *cfg_section_names(void);
 /* The cost-model preset names, NULL-terminated. */
 extern const char *const cfg_presets[];
 

@@ -97,6 +97,9 @@ char *qsim_replay_command(const struct qsim_config *cfg)
 		q = g_shell_quote(*o);
 		g_string_append_printf(s, " --set %s", q);
 	}
+	if (strcmp(cfg->path, "-") == 0) /* the text came on stdin */
+		g_string_append(s, " < SCENARIO  # SCENARIO: this run's "
+				   "runs.scenario_text");
 	return g_string_free(s, FALSE);
 }
 

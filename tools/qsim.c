@@ -21,6 +21,7 @@
 #include "tools/torture.h"
 #include "tools/bench.h"
 #include "tools/validate.h"
+#include "tools/compare.h"
 
 enum {
 	EXIT_OK = 0,
@@ -80,39 +81,60 @@ static bool add_seed(GPtrArray *sets, const char *seed)
 	return true;
 }
 
-static int parse_run_args(int argc, char **argv, bool with_db, char **file,
-			  char ***overrides, char **db, bool *no_store,
-			  char **variant)
+struct run_args {
+	char *file, *db, *variant, *tag;
+	char **overrides;
+	bool no_store, quiet, json;
+};
+
+static void run_args_clear(struct run_args *a)
+{
+	g_free(a->file);
+	g_free(a->db);
+	g_free(a->variant);
+	g_free(a->tag);
+	g_strfreev(a->overrides);
+}
+
+static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 {
 	g_autofree char *seed = NULL;
 	g_auto(GStrv) sets = NULL;
-	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE.ini");
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		"FILE.ini - a scenario (- reads it from standard input)");
 	g_autoptr(GError) err = NULL;
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
-	gboolean nostore = FALSE;
+	gboolean nostore = FALSE, quiet = FALSE, json = FALSE;
 	GOptionEntry entries[] = {
 		{"seed", 0, 0, G_OPTION_ARG_STRING, &seed,
 		 "seed of the run (overrides run.seed)", "N"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override one scenario key", "SECTION.KEY=VALUE"},
-		{"db", 0, 0, G_OPTION_ARG_FILENAME, db,
-		 "results database (default results.db)", "PATH"},
-		{"variant", 0, 0, G_OPTION_ARG_STRING, variant,
+		{"variant", 0, 0, G_OPTION_ARG_STRING, &a->variant,
 		 "of a validation case: run this [variant]", "NAME"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &a->db,
+		 "results database (default results.db)", "PATH"},
 		{"no-store", 0, 0, G_OPTION_ARG_NONE, &nostore,
 		 "do not write the results database", NULL},
-		{NULL, 0, 0, 0, NULL, NULL, NULL},
+		{"tag", 0, 0, G_OPTION_ARG_STRING, &a->tag,
+		 "store the run with this tag (runs.tag)", "TAG"},
+		{"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+		 "print only the stored run's id", NULL},
+		{"json", 0, 0, G_OPTION_ARG_NONE, &json,
+		 "print the summary as JSON", NULL},
+		G_OPTION_ENTRY_NULL,
 	};
 
-	if (!with_db) {
-		entries[2] = entries[3];
-		entries[3] = entries[4];
-	}
+	if (!run) /* check-config: no database, no output options */
+		entries[3] = (GOptionEntry)G_OPTION_ENTRY_NULL;
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		fprintf(stderr, "qsim %s: %s\n", argv[0], err->message);
 		return EXIT_INPUT;
 	}
+	/* "--" ends the options: what follows is the file, even "-x". */
+	if (argc == 3 && strcmp(argv[1], "--") == 0)
+		argv[1] = argv[2], argc = 2;
 	if (argc != 2) {
 		fprintf(stderr, "qsim %s: expected one scenario file\n",
 			argv[0]);
@@ -128,11 +150,38 @@ static int parse_run_args(int argc, char **argv, bool with_db, char **file,
 			argv[0], seed, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
+	if (quiet && json) {
+		fprintf(stderr, "qsim %s: --quiet or --json, not both\n",
+			argv[0]);
+		return EXIT_INPUT;
+	}
 	g_ptr_array_add(all, NULL);
-	*overrides = (char **)g_ptr_array_steal(all, NULL);
-	*file = g_strdup(argv[1]);
-	*no_store = nostore;
+	a->overrides = (char **)g_ptr_array_steal(all, NULL);
+	a->file = g_strdup(argv[1]);
+	a->no_store = nostore;
+	a->quiet = quiet;
+	a->json = json;
 	return EXIT_OK;
+}
+
+/* `qsim run -`: the scenario from standard input, named "-". */
+static struct qsim_config *load_stdin(char **overrides, GError **error)
+{
+	g_autoptr(GIOChannel) in = g_io_channel_unix_new(STDIN_FILENO);
+	g_autofree char *text = NULL;
+	gsize len;
+
+	g_io_channel_set_encoding(in, NULL, NULL);
+	if (g_io_channel_read_to_end(in, &text, &len, error) !=
+	    G_IO_STATUS_NORMAL)
+		return NULL;
+	if (memchr(text, '\0', len)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "-: a NUL byte on standard input: a scenario is "
+			    "text");
+		return NULL;
+	}
+	return cfg_load_text("-", text, overrides, error);
 }
 
 /*
@@ -147,6 +196,8 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 	g_auto(GStrv) vsets = NULL;
 	g_autoptr(GPtrArray) all = NULL;
 
+	if (strcmp(file, "-") == 0 && !variant)
+		return load_stdin(overrides, error);
 	if (!validate_is_case(file)) {
 		if (variant) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -169,45 +220,18 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 }
 
 /*
- * A finished run is never lost: when its database cannot take it (still
- * locked after the wait, a full disk), it goes to a new file of its own
- * beside it, which `qsim import` adds later.
+ * `qsim import FILE.db... [--db PATH]` adds every run; `qsim merge OUT.db
+ * IN.db...` adds those OUT does not have yet (same resolved parameters and
+ * binary), so merging a sweep's databases twice stores each point once.
  */
-static void save_beside(const char *db, const struct qsim_config *cfg,
-			const struct qsim_results *res)
-{
-	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
-	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%S");
-	g_autofree char *path = g_strdup_printf("%s.unstored-%s-%d.db", db,
-						stamp, (int)getpid());
-	g_autoptr(GError) err = NULL;
-	struct store *st = store_open(path, &err);
-	int64_t id;
-
-	if (st && store_run_insert(st, cfg, res, &id, &err)) {
-		g_autofree char *qp = g_shell_quote(path);
-		g_autofree char *qd = g_shell_quote(db);
-
-		fprintf(stderr,
-			"qsim run: the run is saved in %s; add it with: "
-			"qsim import %s --db %s\n",
-			path, qp, qd);
-	} else {
-		fprintf(stderr,
-			"qsim run: could not save the run beside it "
-			"either: %s\n",
-			err ? err->message : "?");
-	}
-	store_close(st);
-}
-
-static int cmd_import(int argc, char **argv)
+static int cmd_import(int argc, char **argv, bool merge)
 {
 	g_autofree char *db = NULL;
 	g_auto(GStrv) files = NULL;
 	g_autoptr(GError) err = NULL;
-	g_autoptr(GOptionContext) ctx =
-		g_option_context_new("FILE.db... - add other databases' runs");
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		merge ? "OUT.db IN.db... - merge databases, each run once"
+		      : "FILE.db... - add other databases' runs");
 	GOptionEntry entries[] = {
 		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
 		 "the database to add them to (default results.db)", "PATH"},
@@ -215,37 +239,50 @@ static int cmd_import(int argc, char **argv)
 		 NULL, NULL},
 		G_OPTION_ENTRY_NULL,
 	};
+	const char *what = merge ? "qsim merge" : "qsim import";
+	char **in;
 	struct store *st;
 	int rc = EXIT_OK;
 
+	if (merge)
+		entries[0] = entries[1], entries[1] = entries[2];
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err) || !files ||
-	    (db && !*db)) {
-		fprintf(stderr, "qsim import: %s\n",
-			err ? err->message : "give the files to import");
+	    (merge && !files[1]) || (db && !*db)) {
+		fprintf(stderr, "%s: %s\n", what,
+			err	? err->message
+			: merge ? "give the output and the databases to merge"
+				: "give the files to import");
 		return EXIT_INPUT;
 	}
+	if (merge)
+		db = g_strdup(files[0]);
+	in = merge ? files + 1 : files;
 	st = store_open(db ? db : "results.db", &err);
 	if (!st) {
-		fprintf(stderr, "qsim import: %s\n", err->message);
+		fprintf(stderr, "%s: %s\n", what, err->message);
 		return EXIT_INPUT;
 	}
-	for (char **f = files; *f; f++) {
-		int64_t n;
+	for (char **f = in; *f; f++) {
+		int64_t n, same;
 
 		g_clear_error(&err);
 		if (!**f) {
-			fprintf(stderr, "qsim import: an empty file name\n");
+			fprintf(stderr, "%s: an empty file name\n", what);
 			rc = EXIT_INPUT;
 			continue;
 		}
-		if (!store_import(st, *f, &n, &err)) {
-			fprintf(stderr, "qsim import: %s\n", err->message);
+		if (!store_import(st, *f, merge, &n, &same, &err)) {
+			fprintf(stderr, "%s: %s\n", what, err->message);
 			rc = EXIT_INPUT;
 			continue;
 		}
-		printf("imported %" PRId64 " run%s from %s into %s\n", n,
-		       n == 1 ? "" : "s", *f, st->path);
+		printf("%s %" PRId64 " run%s from %s into %s",
+		       merge ? "merged" : "imported", n, n == 1 ? "" : "s", *f,
+		       st->path);
+		if (merge)
+			printf(" (%" PRId64 " already there)", same);
+		printf("\n");
 	}
 	store_close(st);
 	return rc;
@@ -269,52 +306,54 @@ static void catch_signals(void)
 
 static int cmd_run(int argc, char **argv)
 {
-	g_autofree char *file = NULL, *db = NULL, *variant = NULL;
-	g_auto(GStrv) overrides = NULL;
+	struct run_args a = {0};
 	g_autoptr(GError) err = NULL;
 	g_autoptr(qsim_config) cfg = NULL;
 	struct store *st = NULL;
 	struct qsim_results res;
-	bool no_store = false;
 	int64_t run_id = 0;
 	int rc;
 
-	rc = parse_run_args(argc, argv, true, &file, &overrides, &db, &no_store,
-			    &variant);
+	rc = parse_run_args(argc, argv, true, &a);
 	if (rc)
-		return rc;
-	cfg = load_scenario(file, variant, overrides, &err);
+		goto out;
+	rc = EXIT_INPUT;
+	cfg = load_scenario(a.file, a.variant, a.overrides, &err);
 	if (!cfg) {
 		fprintf(stderr, "qsim run: %s\n", err->message);
-		return EXIT_INPUT;
+		goto out;
 	}
-	if (db && !*db) {
+	if (a.db && !*a.db) {
 		fprintf(stderr, "qsim run: --db needs a file name ('' given; "
 				"--no-store stores nothing)\n");
-		return EXIT_INPUT;
+		goto out;
 	}
-	if (!no_store) {
-		st = store_open(db ? db : "results.db", &err);
+	if (!a.no_store) {
+		st = store_open(a.db ? a.db : "results.db", &err);
 		if (!st) {
 			fprintf(stderr, "qsim run: %s\n", err->message);
-			return EXIT_INPUT;
+			goto out;
 		}
+		st->tag = a.tag;
 	}
 	catch_signals();
 	if (!qsim_model_run(cfg, &res, &err)) {
 		fprintf(stderr, "qsim run: internal error: %s\n", err->message);
 		store_close(st);
-		return EXIT_INTERNAL;
+		rc = EXIT_INTERNAL;
+		goto out;
 	}
-	report_summary(stdout, cfg, &res);
+	if (!a.quiet && !a.json)
+		report_summary(stdout, cfg, &res);
 	rc = qsim_results_exit_code(&res);
 	if (res.interrupted) {
 		/* Decision (docs/cli.md): a run cut short is not stored. */
-		printf("\nINTERRUPTED by %s at simulated time %.6f s: the "
-		       "figures above cover the measured time before it; "
-		       "nothing stored\n",
-		       sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM",
-		       (double)res.interrupted_ps / (double)SIM_S);
+		fprintf(a.quiet || a.json ? stderr : stdout,
+			"\nINTERRUPTED by %s at simulated time %.6f s: the "
+			"figures above cover the measured time before it; "
+			"nothing stored\n",
+			sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM",
+			(double)res.interrupted_ps / (double)SIM_S);
 		rc = 128 + sim_interrupt;
 		store_close(st);
 		st = NULL;
@@ -322,39 +361,50 @@ static int cmd_run(int argc, char **argv)
 	if (st) {
 		if (!store_run_insert(st, cfg, &res, &run_id, &err)) {
 			fprintf(stderr, "qsim run: %s\n", err->message);
-			save_beside(st->path, cfg, &res);
+			store_save_beside(st->path, cfg, &res, "qsim run");
 			rc = EXIT_INTERNAL;
-		} else {
+		} else if (a.quiet) {
+			printf("%" PRId64 "\n", run_id);
+		} else if (!a.json) {
 			printf("\nstored as run %" PRId64 " in %s\n", run_id,
 			       st->path);
 		}
-		store_close(st);
 	}
+	if (a.json) {
+		g_autofree char *j =
+			report_json(cfg, &res, run_id, st ? st->path : NULL);
+
+		fputs(j, stdout);
+		fputs("\n", stdout);
+	}
+	store_close(st);
 	qsim_results_clear(&res);
 	fflush(stdout);
+out:
+	run_args_clear(&a);
 	return rc;
 }
 
 static int cmd_check_config(int argc, char **argv)
 {
-	g_autofree char *file = NULL, *db = NULL, *variant = NULL;
-	g_auto(GStrv) overrides = NULL;
+	struct run_args a = {0};
 	g_autoptr(GError) err = NULL;
 	g_autoptr(qsim_config) cfg = NULL;
-	bool no_store;
 	int rc;
 
-	rc = parse_run_args(argc, argv, false, &file, &overrides, &db,
-			    &no_store, &variant);
+	rc = parse_run_args(argc, argv, false, &a);
 	if (rc)
-		return rc;
-	cfg = load_scenario(file, variant, overrides, &err);
+		goto out;
+	cfg = load_scenario(a.file, a.variant, a.overrides, &err);
 	if (!cfg) {
 		fprintf(stderr, "qsim check-config: %s\n", err->message);
-		return EXIT_INPUT;
+		rc = EXIT_INPUT;
+		goto out;
 	}
-	printf("# %s: valid; resolved parameters:\n%s", file, cfg->resolved);
-	return EXIT_OK;
+	printf("# %s: valid; resolved parameters:\n%s", a.file, cfg->resolved);
+out:
+	run_args_clear(&a);
+	return rc;
 }
 
 /* "key=default ..." for the [lock] keys @o reads. */
@@ -396,9 +446,28 @@ static int cmd_list(int argc, char **argv)
 	bool all = strcmp(what, "all") == 0;
 	bool any = false;
 
-	if (argc > 2) {
+	if (argc > 1 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: qsim list [TOPIC]\n\n"
+		       "topics: locks, policies, presets, mappings, mutants, "
+		       "keys [SECTION]; none: all of them\n");
+		return EXIT_OK;
+	}
+	if (argc > 3 || (argc == 3 && strcmp(what, "keys"))) {
 		fprintf(stderr, "qsim list: too many arguments\n");
 		return EXIT_INPUT;
+	}
+	if (argc == 3) {
+		if (!cfg_print_section_keys(stdout, argv[2])) {
+			g_autofree char *all_s = cfg_section_names();
+
+			fprintf(stderr,
+				"qsim list keys: no section [%s]; the "
+				"sections are: %s\n",
+				argv[2], all_s);
+			return EXIT_INPUT;
+		}
+		return EXIT_OK;
 	}
 	if (all || strcmp(what, "locks") == 0) {
 		printf("locks ([lock] type), with the [lock] keys they "
@@ -416,6 +485,14 @@ static int cmd_list(int argc, char **argv)
 		for (unsigned int i = 0; hv_policies[i]; i++)
 			printf("  %-14s %s\n", hv_policies[i]->name,
 			       hv_policies[i]->desc);
+		any = true;
+	}
+	if (all || strcmp(what, "mappings") == 0) {
+		printf("pv wait/kick mappings ([lock] pv_mapping; "
+		       "docs/locks.md):\n");
+		for (unsigned int i = 0; i < LK_PV_NR; i++)
+			printf("  %s\n",
+			       lk_pv_mapping_name((enum lk_pv_mapping)i));
 		any = true;
 	}
 	if (all || strcmp(what, "presets") == 0) {
@@ -445,7 +522,7 @@ static int cmd_list(int argc, char **argv)
 	if (!any) {
 		fprintf(stderr,
 			"qsim list: unknown topic '%s'; topics are: locks, "
-			"policies, presets, mutants, keys\n",
+			"policies, presets, mappings, mutants, keys\n",
 			what);
 		return EXIT_INPUT;
 	}
@@ -600,6 +677,132 @@ static int cmd_torture(int argc, char **argv)
 	}
 }
 
+/* `qsim compare` and `qsim sweep`: one parser, compare.c does the rest. */
+static int cmd_compare(int argc, char **argv, bool sweep)
+{
+	g_autofree char *db = NULL, *json = NULL, *csv = NULL, *tag = NULL;
+	g_autofree char *seeds = NULL, *first = NULL, *emit = NULL;
+	g_auto(GStrv) vary = NULL, grid = NULL, sets = NULL, tagged = NULL;
+	g_auto(GStrv) wheres = NULL, metrics = NULL, fail_if = NULL;
+	g_auto(GStrv) files = NULL;
+	gint jobs = 0;
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		sweep ? "FILE.ini - a scenario over a grid of key values"
+		      : "[FILE.ini...] - variants over seeds, with a verdict");
+	g_autoptr(GError) err = NULL;
+	struct compare_opts o = {0};
+	GOptionEntry common[] = {
+		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+		 "override one key in every variant", "SECTION.KEY=VALUE"},
+		{"seeds", 0, 0, G_OPTION_ARG_STRING, &seeds,
+		 sweep ? "seeds per point (default 3)"
+		       : "seeds per variant (default 5)",
+		 "N"},
+		{"first-seed", 0, 0, G_OPTION_ARG_STRING, &first,
+		 "first seed (default 1)", "S"},
+		{"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
+		 "parallel simulations (default: host cores)", "J"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "results database (default results.db); runs already "
+		 "there are not run again",
+		 "PATH"},
+		{"tag", 0, 0, G_OPTION_ARG_STRING, &tag,
+		 "store the runs made with this tag", "TAG"},
+		{"metric", 0, 0, G_OPTION_ARG_STRING_ARRAY, &metrics,
+		 "show this metric (repeat; default: all, a sweep "
+		 "throughput and lat_p99_ns)",
+		 "NAME"},
+		{"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
+		 "also write the figures as JSON (- for stdout)", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv,
+		 "also write the figures as CSV (- for stdout)", "FILE"},
+		{G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files,
+		 NULL, NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+	GOptionEntry cmp[] = {
+		{"vary", 0, 0, G_OPTION_ARG_STRING_ARRAY, &vary,
+		 "a variant per value (repeat to cross)",
+		 "SECTION.KEY=V1,V2,..."},
+		{"tagged", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tagged,
+		 "a variant of the stored runs with this tag", "TAG"},
+		{"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &wheres,
+		 "a variant of the stored runs with these resolved values",
+		 "SEC.KEY=VALUE;..."},
+		{"fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_if,
+		 "exit 2 if a variant is significantly worse than the first "
+		 "(by at least PCT percent)",
+		 "METRIC:worse[:PCT]"},
+		G_OPTION_ENTRY_NULL,
+	};
+	GOptionEntry swp[] = {
+		{"grid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &grid,
+		 "values of one key (repeat: the grids multiply)",
+		 "SECTION.KEY=V1,V2|LO..HI:STEP"},
+		{"emit-jobs", 0, 0, G_OPTION_ARG_FILENAME, &emit,
+		 "write one command per point and seed, a GNU parallel "
+		 "line and a Slurm array script to DIR; run nothing",
+		 "DIR"},
+		G_OPTION_ENTRY_NULL,
+	};
+	const char *what = sweep ? "qsim sweep" : "qsim compare";
+
+	g_option_context_add_main_entries(ctx, common, NULL);
+	g_option_context_add_main_entries(ctx, sweep ? swp : cmp, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return EXIT_INPUT;
+	}
+	o.seeds = sweep ? 3 : 5;
+	if (seeds) {
+		uint64_t n;
+
+		if (!cfg_parse_u64(seeds, &n) || n < 1 || n > 10000) {
+			fprintf(stderr,
+				"%s: --seeds '%s': a whole number from 1 to "
+				"10000\n",
+				what, seeds);
+			return EXIT_INPUT;
+		}
+		o.seeds = (unsigned int)n;
+	}
+	o.first_seed = 1;
+	if (first && (!cfg_parse_u64(first, &o.first_seed) ||
+		      o.first_seed > CFG_SEED_MAX - o.seeds + 1)) {
+		fprintf(stderr,
+			"%s: --first-seed '%s': a whole number; the last "
+			"seed may be at most %" PRIu64 "\n",
+			what, first, CFG_SEED_MAX);
+		return EXIT_INPUT;
+	}
+	if (jobs < 0 || jobs > 256) {
+		fprintf(stderr, "%s: --jobs %d: from 1 to 256\n", what, jobs);
+		return EXIT_INPUT;
+	}
+	if (db && !*db) {
+		fprintf(stderr, "%s: --db needs a file name\n", what);
+		return EXIT_INPUT;
+	}
+	o.db = db ? db : "results.db";
+	o.files = files;
+	o.vary = vary;
+	o.grid = grid;
+	o.sets = sets;
+	o.tags = tagged;
+	o.wheres = wheres;
+	o.metrics = metrics;
+	o.fail_if = fail_if;
+	o.json = json;
+	o.csv = csv;
+	o.tag = tag;
+	o.emit = emit;
+	o.jobs = (unsigned int)jobs;
+	o.sweep = sweep;
+	o.progress_tty = isatty(STDERR_FILENO);
+	catch_signals();
+	return compare_main(&o, stdout);
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *json = NULL, *only = NULL, *compare = NULL;
@@ -709,7 +912,13 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "import") == 0)
-		return cmd_import(argc - 1, argv + 1);
+		return cmd_import(argc - 1, argv + 1, false);
+	if (strcmp(argv[1], "compare") == 0)
+		return cmd_compare(argc - 1, argv + 1, false);
+	if (strcmp(argv[1], "sweep") == 0)
+		return cmd_compare(argc - 1, argv + 1, true);
+	if (strcmp(argv[1], "merge") == 0)
+		return cmd_import(argc - 1, argv + 1, true);
 	if (strcmp(argv[1], "check-config") == 0)
 		return cmd_check_config(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list") == 0)
@@ -721,10 +930,17 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "validate") == 0)
 		return cmd_validate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
-	    strcmp(argv[1], "--version") == 0) {
+	    strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("qsim %s (%s, coroutines: %s)\n", store_version(),
 		       store_build_flags(), sim_coro_impl());
 		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3 &&
+	    strcmp(argv[2], "help") && strcmp(argv[2], "version")) {
+		/* `qsim help CMD` is `qsim CMD --help` */
+		char *args[] = {argv[0], argv[2], "--help", NULL};
+
+		return main(3, args);
 	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {

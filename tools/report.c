@@ -4,6 +4,7 @@
  * store (docs/database.md).
  */
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 
 #include "tools/report.h"
@@ -338,4 +339,114 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		fputs(res->report, out);
 		fprintf(out, "replay: %s\n", res->replay);
 	}
+}
+
+static void j_str(JsonBuilder *b, const char *name, const char *v)
+{
+	json_builder_set_member_name(b, name);
+	if (v)
+		json_builder_add_string_value(b, v);
+	else
+		json_builder_add_null_value(b);
+}
+
+static void j_int(JsonBuilder *b, const char *name, int64_t v)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_add_int_value(b, v);
+}
+
+static void j_real(JsonBuilder *b, const char *name, double v)
+{
+	json_builder_set_member_name(b, name);
+	if (isfinite(v))
+		json_builder_add_double_value(b, v);
+	else
+		json_builder_add_null_value(b);
+}
+
+#define J_I(b, name, v) j_int(b, name, (int64_t)(v))
+#define J_R(b, name, v) j_real(b, name, (double)(v))
+
+char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
+		  int64_t run_id, const char *db)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonGenerator) g = json_generator_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	json_builder_begin_object(b);
+	j_str(b, "scenario", cfg->path);
+	J_I(b, "seed", cfg->seed);
+	j_str(b, "lock", cfg->lock);
+	j_str(b, "policy", cfg->policy);
+	J_I(b, "vcpus", cfg->vcpus);
+	J_I(b, "pcpus", cfg->pcpus);
+	J_R(b, "overcommit", cfg_overcommit(cfg));
+	j_str(b, "status",
+	      res->status == WL_OK ? "ok" : wl_violation_name(res->status));
+	j_str(b, "violation", res->violation_msg);
+	j_str(b, "replay", res->replay);
+	J_R(b, "measured_s", (double)res->measured_ps / (double)SIM_S);
+	J_I(b, "events", res->events);
+	J_I(b, "switches", res->switches);
+	J_R(b, "host_seconds", res->host_seconds);
+	if (run_id) {
+		J_I(b, "run_id", run_id);
+		j_str(b, "db", db);
+	}
+	json_builder_set_member_name(b, "locks");
+	json_builder_begin_array(b);
+	for (unsigned int i = 0; i < res->nlocks; i++) {
+		const struct qsim_lock_result *l = &res->locks[i];
+
+		json_builder_begin_object(b);
+#define X(name, kind, help) J_##kind(b, #name, l->name);
+		QSIM_LOCK_COLS(X)
+#undef X
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "per_vcpu");
+	json_builder_begin_array(b);
+	for (unsigned int i = 0; i < res->nvcpus; i++) {
+		const struct qsim_vcpu_result *v = &res->vcpus[i];
+
+		json_builder_begin_object(b);
+#define X(name, kind, help) J_##kind(b, #name, v->name);
+		QSIM_VCPU_COLS(X)
+#undef X
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "pcpu_time");
+	json_builder_begin_object(b);
+	J_R(b, "run", res->util_run);
+	J_R(b, "spin", res->util_spin);
+	J_R(b, "hcall", res->util_hcall);
+	J_R(b, "dispatch", res->util_dispatch);
+	J_R(b, "idle", res->util_idle);
+	json_builder_end_object(b);
+	json_builder_set_member_name(b, "fairness");
+	json_builder_begin_object(b);
+	J_I(b, "min", res->acq_min);
+	J_R(b, "mean", res->acq_mean);
+	J_I(b, "max", res->acq_max);
+	J_R(b, "jain", res->jain);
+	json_builder_end_object(b);
+	J_I(b, "units", res->units);
+	json_builder_set_member_name(b, "counters");
+	json_builder_begin_object(b);
+	for (guint i = 0; res->counters && i < res->counters->len; i++) {
+		const struct qsim_counter *c =
+			&g_array_index(res->counters, struct qsim_counter, i);
+
+		J_I(b, c->name, c->value);
+	}
+	json_builder_end_object(b);
+	json_builder_end_object(b);
+	root = json_builder_get_root(b);
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, TRUE);
+	return json_generator_to_data(g, NULL);
 }

@@ -12,6 +12,11 @@
 
 void report_summary(FILE *out, const struct qsim_config *cfg,
 		    const struct qsim_results *res);
+/* The summary as JSON (json-glib): the run, every lock column, per-vCPU
+ * acquisitions and time split, the pCPU split and the counters; @run_id
+ * 0 when not stored.  A new string. */
+char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
+		  int64_t run_id, const char *db);
 /* "1,234,567" */
 char *report_thousands(int64_t v);
 

@@ -39,7 +39,8 @@ while [ $# -gt 0 ]; do
 done
 
 packages=(gcc make cmake pkg-config libglib2.0-dev check libsubunit-dev
-	  libsqlite3-dev clang-format python3 git)
+	  libsqlite3-dev libjson-glib-dev gnuplot-nox parallel clang-format
+	  python3 git)
 # The test run also fuzzes, with clang's libFuzzer.
 [ "$test" -eq 1 ] && packages+=(clang libclang-rt-14-dev)
 missing=()

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tools/store.h"
 #include "locks/lock.h"
@@ -1018,6 +1019,62 @@ rollback:
 	return false;
 }
 
+bool store_find_run(struct store *st, const char *params_sha256,
+		    const char *binary_sha256, int64_t *run_id, bool *violation,
+		    GError **error)
+{
+	g_auto_stmt q = NULL;
+	int rc;
+
+	*run_id = 0;
+	*violation = false;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id, status <> 'ok' FROM runs WHERE "
+			       "params_sha256 = ? AND binary_sha256 = ? "
+			       "ORDER BY id LIMIT 1",
+			       -1, &q, NULL) != SQLITE_OK)
+		return fail(st, error, "looking for a stored run");
+	sqlite3_bind_text(q, 1, params_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, binary_sha256, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(q, 0);
+		*violation = sqlite3_column_int(q, 1) != 0;
+	} else if (rc != SQLITE_DONE) {
+		return fail(st, error, "looking for a stored run");
+	}
+	return true;
+}
+
+void store_save_beside(const char *db, const struct qsim_config *cfg,
+		       const struct qsim_results *res, const char *what)
+{
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%S");
+	static gint seq;
+	g_autofree char *path =
+		g_strdup_printf("%s.unstored-%s-%d-%d.db", db, stamp,
+				(int)getpid(), g_atomic_int_add(&seq, 1));
+	g_autoptr(GError) err = NULL;
+	struct store *st = store_open(path, &err);
+	int64_t id;
+
+	if (st && store_run_insert(st, cfg, res, &id, &err)) {
+		g_autofree char *qp = g_shell_quote(path);
+		g_autofree char *qd = g_shell_quote(db);
+
+		fprintf(stderr,
+			"%s: the run is saved in %s; add it with: "
+			"qsim import %s --db %s\n",
+			what, path, qp, qd);
+	} else {
+		fprintf(stderr,
+			"%s: could not save the run beside it either: %s\n",
+			what, err ? err->message : "?");
+	}
+	store_close(st);
+}
+
 /* "a, b, c": @table's columns in schema @schema, without @skip. */
 static char *columns(struct store *st, const char *schema, const char *table,
 		     const char *skip, GError **error)
@@ -1044,8 +1101,8 @@ static char *columns(struct store *st, const char *schema, const char *table,
 	return g_string_free(cols, FALSE);
 }
 
-bool store_import(struct store *st, const char *src, int64_t *count,
-		  GError **error)
+bool store_import(struct store *st, const char *src, bool skip_same,
+		  int64_t *count, int64_t *skipped, GError **error)
 {
 	struct store *s = store_open(src, error); /* a qsim file, migrated */
 	g_auto_stmt att = NULL;
@@ -1056,6 +1113,7 @@ bool store_import(struct store *st, const char *src, int64_t *count,
 	bool ok = false;
 
 	*count = 0;
+	*skipped = 0;
 	if (!s)
 		return false;
 	store_close(s);
@@ -1082,14 +1140,30 @@ bool store_import(struct store *st, const char *src, int64_t *count,
 	run_cols = columns(st, "src", "runs", "id", error);
 	if (!run_cols)
 		goto rollback;
-	if (sqlite3_prepare_v2(st->db, "SELECT id FROM src.runs ORDER BY id",
-			       -1, &runs, NULL) != SQLITE_OK) {
+	/* A run whose parameters and binary a run of the destination (or an
+	 * earlier one of this file) has is the same result: skipped. */
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    skip_same ? "SELECT id, params_sha256 IS NOT NULL "
+				"AND binary_sha256 IS NOT NULL AND "
+				"EXISTS (SELECT 1 FROM main.runs m "
+				"WHERE m.params_sha256 = r.params_sha256 "
+				"AND m.binary_sha256 = r.binary_sha256) "
+				"FROM src.runs r ORDER BY id"
+			      : "SELECT id, 0 FROM src.runs ORDER BY id",
+		    -1, &runs, NULL) != SQLITE_OK) {
 		fail(st, error, "listing the runs to import");
 		goto rollback;
 	}
 	while (sqlite3_step(runs) == SQLITE_ROW) {
 		int64_t old = sqlite3_column_int64(runs, 0), new;
-		g_autofree char *sql = g_strdup_printf(
+		g_autofree char *sql = NULL;
+
+		if (sqlite3_column_int(runs, 1)) {
+			(*skipped)++;
+			continue;
+		}
+		sql = g_strdup_printf(
 			"INSERT INTO main.runs (%s) SELECT %s FROM src.runs "
 			"WHERE id = %" PRId64,
 			run_cols, run_cols, old);
@@ -1123,6 +1197,7 @@ bool store_import(struct store *st, const char *src, int64_t *count,
 rollback:
 	exec(st, "ROLLBACK", NULL);
 	*count = 0;
+	*skipped = 0;
 detach:
 	exec(st, "DETACH DATABASE src", NULL);
 	return ok;

@@ -32,9 +32,20 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 		      const struct qsim_results *res, int64_t *run_id,
 		      GError **error);
 /* Copy every run of the qsim database @src (with all its rows, under new
- * run ids) into @st in one transaction; sets *count. */
-bool store_import(struct store *st, const char *src, int64_t *count,
-		  GError **error);
+ * run ids) into @st in one transaction; sets *count.  With @skip_same, a
+ * run whose resolved parameters and binary @st already has (or an
+ * earlier run of @src had) is left out and counted in *skipped. */
+bool store_import(struct store *st, const char *src, bool skip_same,
+		  int64_t *count, int64_t *skipped, GError **error);
+/* The first run with this identity (0 if none), and whether it ended in
+ * a violation. */
+bool store_find_run(struct store *st, const char *params_sha256,
+		    const char *binary_sha256, int64_t *run_id, bool *violation,
+		    GError **error);
+/* A finished run @db cannot take goes to a new file beside it, which
+ * `qsim import` adds later; says so on stderr after "@what: ". */
+void store_save_beside(const char *db, const struct qsim_config *cfg,
+		       const struct qsim_results *res, const char *what);
 const char *store_build_flags(void);
 /* The identity of a result: SHA-256 of its resolved parameters (a new
  * string) and of the binary that runs (static). */

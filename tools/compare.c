@@ -1,0 +1,929 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qsim compare and qsim sweep; see compare.h.  Every figure is read back
+ * from the store, whether the run was made now or before, so a variant of
+ * fresh runs and a group of stored ones are judged by the same queries.
+ */
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/compare.h"
+#include "tools/points.h"
+#include "tools/stats.h"
+#include "tools/store.h"
+
+enum { EXIT_OK, EXIT_INPUT, EXIT_CHECK, EXIT_INTERNAL };
+
+/* What a run is judged by: one value per run, from the store (?1: run id). */
+struct metric {
+	const char *name, *unit;
+	int better; /* +1: higher is better, -1: lower */
+	const char *sql;
+};
+
+static const struct metric metrics[] = {
+	{"throughput", "op/s", +1,
+	 "SELECT SUM(throughput) FROM lock_results WHERE run_id = ?1"},
+	{"work", "units/s", +1,
+	 "SELECT SUM(v.units) * 1e12 / r.measured_ps FROM vcpu_results v "
+	 "JOIN runs r ON r.id = v.run_id WHERE v.run_id = ?1"},
+	{"lat_p50_ns", "ns", -1,
+	 "SELECT MAX(lat_p50_ns) FROM lock_results WHERE run_id = ?1"},
+	{"lat_p99_ns", "ns", -1,
+	 "SELECT MAX(lat_p99_ns) FROM lock_results WHERE run_id = ?1"},
+	{"handoff_ns", "ns", -1,
+	 "SELECT SUM(handoff_mean_ns * handoffs) / SUM(handoffs) FROM "
+	 "lock_results WHERE run_id = ?1 AND handoffs > 0"},
+	{"lhp_events", "", -1,
+	 "SELECT SUM(lhp_events) FROM lock_results WHERE run_id = ?1"},
+	{"lhp_total_ns", "ns", -1,
+	 "SELECT SUM(lhp_total_ns) FROM lock_results WHERE run_id = ?1"},
+	{"lwp_events", "", -1,
+	 "SELECT SUM(lwp_events) FROM lock_results WHERE run_id = ?1"},
+	{"lwp_total_ns", "ns", -1,
+	 "SELECT SUM(lwp_total_ns) FROM lock_results WHERE run_id = ?1"},
+	{"jain", "", +1, "SELECT jain FROM runs WHERE id = ?1"},
+	{"spin_share", "", -1,
+	 "SELECT SUM(spin_ns) / SUM(run_ns + spin_ns + hcall_ns) FROM "
+	 "vcpu_results WHERE run_id = ?1"},
+};
+#define NM G_N_ELEMENTS(metrics)
+
+static const char *const sweep_default[] = {"throughput", "lat_p99_ns", NULL};
+
+struct variant {
+	char *label;
+	/* a fresh variant: a scenario and its overrides */
+	char *path;
+	char **sets;
+	/* a stored group: a condition on runs r and its bound texts */
+	char *cond;
+	GPtrArray *binds;
+	/* filled in */
+	GArray *runs; /* int64_t, the runs that ended well */
+	unsigned int violations, reused;
+	GArray *vals[NM]; /* double, one per run */
+	struct stats_sample s[NM];
+	struct stats_diff d[NM];
+};
+
+static void variant_free(gpointer p)
+{
+	struct variant *v = p;
+
+	g_free(v->label);
+	g_free(v->path);
+	g_strfreev(v->sets);
+	g_free(v->cond);
+	if (v->binds)
+		g_ptr_array_free(v->binds, TRUE);
+	g_array_free(v->runs, TRUE);
+	for (unsigned int m = 0; m < NM; m++)
+		g_array_free(v->vals[m], TRUE);
+	g_free(v);
+}
+
+static struct variant *variant_new(char *label)
+{
+	struct variant *v = g_new0(struct variant, 1);
+
+	v->label = label;
+	v->runs = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	for (unsigned int m = 0; m < NM; m++)
+		v->vals[m] = g_array_new(FALSE, FALSE, sizeof(double));
+	return v;
+}
+
+static int metric_find(const char *name)
+{
+	for (unsigned int m = 0; m < NM; m++)
+		if (strcmp(metrics[m].name, name) == 0)
+			return (int)m;
+	return -1;
+}
+
+static char *metric_names(void)
+{
+	GString *s = g_string_new(NULL);
+
+	for (unsigned int m = 0; m < NM; m++)
+		g_string_append_printf(s, "%s%s", m ? ", " : "",
+				       metrics[m].name);
+	return g_string_free(s, FALSE);
+}
+
+/* A "section.key=..." whose key part names a section and a key. */
+static bool split_setting(const char *spec, char **key, char **value,
+			  GError **error)
+{
+	const char *eq = strchr(spec, '=');
+	const char *dot = strchr(spec, '.');
+
+	if (!eq || !dot || dot > eq || dot == spec || dot + 1 == eq) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "'%s': expected section.key=value", spec);
+		return false;
+	}
+	*key = g_strndup(spec, (gsize)(eq - spec));
+	*value = g_strdup(eq + 1);
+	return true;
+}
+
+/* A decimal the way a scenario writes it: 1, 1.25, 0.5. */
+static char *decimal_text(double x)
+{
+	char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+	return g_strdup(g_ascii_formatd(buf, sizeof(buf), "%.10g", x));
+}
+
+bool compare_grid_values(const char *spec, char **key, GPtrArray *values,
+			 GError **error)
+{
+	g_autofree char *v = NULL;
+	const char *dots;
+
+	if (!split_setting(spec, key, &v, error))
+		return false;
+	dots = strstr(v, "..");
+	if (dots) {
+		/* LO..HI[:STEP], inclusive, step 1 by default */
+		g_autofree char *lo_s = g_strndup(v, (gsize)(dots - v));
+		const char *colon = strchr(dots + 2, ':');
+		g_autofree char *hi_s =
+			colon ? g_strndup(dots + 2, (gsize)(colon - dots - 2))
+			      : g_strdup(dots + 2);
+		char *e1, *e2, *e3 = NULL;
+		double lo = g_ascii_strtod(lo_s, &e1);
+		double hi = g_ascii_strtod(hi_s, &e2);
+		double step = colon ? g_ascii_strtod(colon + 1, &e3) : 1;
+		double n;
+
+		if (!*lo_s || *e1 || !*hi_s || *e2 || (colon && *e3) ||
+		    !(step > 0) || !(hi >= lo) || !isfinite(lo) ||
+		    !isfinite(hi)) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--grid '%s': a range is LO..HI or "
+				    "LO..HI:STEP, with LO <= HI and STEP > 0",
+				    spec);
+			g_clear_pointer(key, g_free);
+			return false;
+		}
+		n = floor((hi - lo) / step + 1e-9);
+		if (n >= 10000) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--grid '%s': %.0f values; at most 10000",
+				    spec, n + 1);
+			g_clear_pointer(key, g_free);
+			return false;
+		}
+		for (double i = 0; i <= n; i++)
+			g_ptr_array_add(values, decimal_text(lo + i * step));
+		return true;
+	}
+	{
+		g_auto(GStrv) parts = g_strsplit(v, ",", -1);
+
+		for (char **p = parts; *p; p++) {
+			if (!**p) {
+				g_set_error(error, G_OPTION_ERROR,
+					    G_OPTION_ERROR_BAD_VALUE,
+					    "'%s': an empty value", spec);
+				g_clear_pointer(key, g_free);
+				return false;
+			}
+			g_ptr_array_add(values, g_strdup(*p));
+		}
+	}
+	return true;
+}
+
+/*
+ * The cross product of @specs (KEY=V1,V2 or ranges) as lists of
+ * "key=value" settings, the first spec outermost.  NULL with @error.
+ */
+static GPtrArray *cross(char **specs, GError **error)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_ptr_array_unref);
+
+	g_ptr_array_add(rows, g_ptr_array_new_with_free_func(g_free));
+	for (char **s = specs; s && *s; s++) {
+		g_autofree char *key = NULL;
+		g_autoptr(GPtrArray) vals =
+			g_ptr_array_new_with_free_func(g_free);
+		GPtrArray *next = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)g_ptr_array_unref);
+
+		if (!compare_grid_values(*s, &key, vals, error)) {
+			g_ptr_array_unref(next);
+			g_ptr_array_unref(rows);
+			return NULL;
+		}
+		for (guint r = 0; r < rows->len; r++) {
+			GPtrArray *row = g_ptr_array_index(rows, r);
+
+			for (guint k = 0; k < vals->len; k++) {
+				GPtrArray *n =
+					g_ptr_array_new_with_free_func(g_free);
+
+				for (guint c = 0; c < row->len; c++)
+					g_ptr_array_add(
+						n, g_strdup(g_ptr_array_index(
+							   row, c)));
+				g_ptr_array_add(
+					n, g_strdup_printf(
+						   "%s=%s", key,
+						   (char *)g_ptr_array_index(
+							   vals, k)));
+				g_ptr_array_add(next, n);
+			}
+		}
+		g_ptr_array_unref(rows);
+		rows = next;
+		if (rows->len > 100000) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "more than 100000 points");
+			g_ptr_array_unref(rows);
+			return NULL;
+		}
+	}
+	return rows;
+}
+
+/* A fresh variant: @path with the common sets, then @row's. */
+static struct variant *fresh_variant(const struct compare_opts *o,
+				     const char *path, GPtrArray *row,
+				     bool name_file)
+{
+	g_autoptr(GString) label = g_string_new(NULL);
+	g_autoptr(GPtrArray) sets = g_ptr_array_new();
+	struct variant *v;
+
+	if (name_file || !row->len) {
+		g_autofree char *base = g_path_get_basename(path);
+
+		g_string_append(label, base);
+	}
+	for (char **s = o->sets; s && *s; s++)
+		g_ptr_array_add(sets, g_strdup(*s));
+	for (guint c = 0; c < row->len; c++) {
+		const char *kv = g_ptr_array_index(row, c);
+
+		g_string_append_printf(label, "%s%s", label->len ? " " : "",
+				       kv);
+		g_ptr_array_add(sets, g_strdup(kv));
+	}
+	g_ptr_array_add(sets, NULL);
+	v = variant_new(g_strdup(label->str));
+	v->path = g_strdup(path);
+	v->sets = (char **)g_ptr_array_free(g_steal_pointer(&sets), FALSE);
+	return v;
+}
+
+/* A stored group by tag, or by "sec.key=value;..." of resolved keys. */
+static struct variant *stored_variant(const char *tag, const char *where,
+				      GError **error)
+{
+	struct variant *v;
+	g_autoptr(GString) cond = g_string_new(NULL);
+	GPtrArray *binds = g_ptr_array_new_with_free_func(g_free);
+
+	if (tag) {
+		g_string_append(cond, "r.tag = ?");
+		g_ptr_array_add(binds, g_strdup(tag));
+	} else {
+		g_auto(GStrv) parts = g_strsplit(where, ";", -1);
+
+		for (char **p = parts; *p; p++) {
+			g_autofree char *k = NULL, *val = NULL;
+			char *dot;
+
+			g_strstrip(*p);
+			if (!**p)
+				continue;
+			if (!split_setting(*p, &k, &val, error)) {
+				g_ptr_array_free(binds, TRUE);
+				return NULL;
+			}
+			dot = strchr(k, '.');
+			*dot = '\0';
+			g_string_append_printf(
+				cond,
+				"%sEXISTS (SELECT 1 FROM params p WHERE "
+				"p.run_id = r.id AND p.section = ? AND p.key "
+				"= ? AND p.value = ?)",
+				cond->len ? " AND " : "");
+			g_ptr_array_add(binds, g_strdup(k));
+			g_ptr_array_add(binds, g_strdup(dot + 1));
+			g_ptr_array_add(binds, g_strdup(val));
+		}
+		if (!cond->len) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--where '%s': no condition", where);
+			g_ptr_array_free(binds, TRUE);
+			return NULL;
+		}
+	}
+	v = variant_new(tag ? g_strdup_printf("tag %s", tag)
+			    : g_strdup_printf("where %s", where));
+	v->cond = g_strdup(cond->str);
+	v->binds = binds;
+	return v;
+}
+
+static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
+{
+	g_autoptr(GPtrArray) vs = g_ptr_array_new_with_free_func(variant_free);
+	g_autoptr(GPtrArray) rows = cross(o->sweep ? o->grid : o->vary, error);
+	guint nfiles = o->files ? g_strv_length(o->files) : 0;
+
+	if (!rows)
+		return NULL;
+	for (guint f = 0; f < nfiles; f++)
+		for (guint r = 0; r < rows->len; r++)
+			g_ptr_array_add(
+				vs, fresh_variant(o, o->files[f],
+						  g_ptr_array_index(rows, r),
+						  nfiles > 1 || !o->sweep));
+	for (char **t = o->tags; t && *t; t++)
+		g_ptr_array_add(vs, stored_variant(*t, NULL, error));
+	for (char **w = o->wheres; w && *w; w++) {
+		struct variant *v = stored_variant(NULL, *w, error);
+
+		if (!v)
+			return NULL;
+		g_ptr_array_add(vs, v);
+	}
+	return g_steal_pointer(&vs);
+}
+
+/* Every point of the fresh variants, loaded and checked: bad input is
+ * found before anything runs. */
+static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
+			      GError **error)
+{
+	g_autoptr(GPtrArray) pts = g_ptr_array_new_with_free_func(point_free);
+
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		if (!v->path)
+			continue;
+		for (unsigned int s = 0; s < o->seeds; s++) {
+			g_autoptr(GPtrArray) sets = g_ptr_array_new();
+			g_autofree char *seed =
+				g_strdup_printf("run.seed=%" G_GUINT64_FORMAT,
+						o->first_seed + s);
+			struct point *p = g_new0(struct point, 1);
+
+			for (char **k = v->sets; *k; k++)
+				g_ptr_array_add(sets, *k);
+			g_ptr_array_add(sets, seed);
+			g_ptr_array_add(sets, NULL);
+			p->variant = i;
+			p->cfg = cfg_load(v->path, (char **)sets->pdata, error);
+			if (!p->cfg) {
+				g_free(p);
+				return NULL;
+			}
+			g_ptr_array_add(pts, p);
+		}
+	}
+	return g_steal_pointer(&pts);
+}
+
+static bool stored_runs(struct store *st, struct variant *v, GError **error)
+{
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT id, status <> 'ok' FROM runs r WHERE %s ORDER BY id",
+		v->cond);
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
+			    sqlite3_errmsg(st->db));
+		return false;
+	}
+	for (guint b = 0; b < v->binds->len; b++)
+		sqlite3_bind_text(q, (int)b + 1, g_ptr_array_index(v->binds, b),
+				  -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+
+		if (sqlite3_column_int(q, 1))
+			v->violations++;
+		else
+			g_array_append_val(v->runs, id);
+		v->reused++;
+	}
+	sqlite3_finalize(q);
+	return true;
+}
+
+/* Each metric of each run of @v, from the store; NAN where it has none. */
+static bool read_metrics(struct store *st, struct variant *v, GError **error)
+{
+	for (unsigned int m = 0; m < NM; m++) {
+		sqlite3_stmt *q;
+
+		if (sqlite3_prepare_v2(st->db, metrics[m].sql, -1, &q, NULL) !=
+		    SQLITE_OK) {
+			g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
+				    sqlite3_errmsg(st->db));
+			return false;
+		}
+		for (guint r = 0; r < v->runs->len; r++) {
+			double x = NAN;
+
+			sqlite3_reset(q);
+			sqlite3_bind_int64(q, 1,
+					   g_array_index(v->runs, int64_t, r));
+			if (sqlite3_step(q) == SQLITE_ROW &&
+			    sqlite3_column_type(q, 0) != SQLITE_NULL)
+				x = sqlite3_column_double(q, 0);
+			g_array_append_val(v->vals[m], x);
+		}
+		sqlite3_finalize(q);
+	}
+	return true;
+}
+
+static void judge(GPtrArray *vs)
+{
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		for (unsigned int m = 0; m < NM; m++) {
+			g_autoptr(GArray) ok =
+				g_array_new(FALSE, FALSE, sizeof(double));
+
+			for (guint r = 0; r < v->vals[m]->len; r++) {
+				double x = g_array_index(v->vals[m], double, r);
+
+				if (!isnan(x))
+					g_array_append_val(ok, x);
+			}
+			stats_sample((double *)ok->data, ok->len, &v->s[m]);
+		}
+	}
+	for (guint i = 1; i < vs->len; i++) {
+		struct variant *a = g_ptr_array_index(vs, 0);
+		struct variant *b = g_ptr_array_index(vs, i);
+
+		for (unsigned int m = 0; m < NM; m++)
+			stats_welch(&a->s[m], &b->s[m], &b->d[m]);
+	}
+}
+
+static const char *verdict(const struct variant *b, unsigned int m)
+{
+	const struct stats_diff *d = &b->d[m];
+
+	if (!d->defined)
+		return "too few runs";
+	if (!d->significant)
+		return "no significant difference";
+	return (d->diff > 0) == (metrics[m].better > 0) ? "better" : "worse";
+}
+
+/* @x briefly: 1.146M, 35.8k, 131.0, 0.9999. */
+static char *num(double x)
+{
+	if (isnan(x))
+		return g_strdup("-");
+	if (fabs(x) >= 1e6)
+		return g_strdup_printf("%.4gM", x / 1e6);
+	if (fabs(x) >= 1e4)
+		return g_strdup_printf("%.4gk", x / 1e3);
+	return g_strdup_printf("%.4g", x);
+}
+
+/* @part as a percentage of @whole, signed (a change) or not (a spread). */
+static char *pct(double part, double whole, bool sign)
+{
+	if (isnan(part) || !isfinite(part / whole))
+		return g_strdup("-");
+	return g_strdup_printf(sign ? "%+.2f%%" : "%.2f%%",
+			       100 * part / fabs(whole));
+}
+
+/* Whether the shown metrics are @o's or the defaults; "work" is shown only
+ * where it is not the throughput (a workload other than the lock loops). */
+static bool shown(const struct compare_opts *o, GPtrArray *vs, unsigned int m)
+{
+	if (o->metrics)
+		return g_strv_contains((const char *const *)o->metrics,
+				       metrics[m].name);
+	if (o->sweep)
+		return g_strv_contains(sweep_default, metrics[m].name);
+	if (strcmp(metrics[m].name, "work") == 0) {
+		for (guint i = 0; i < vs->len; i++) {
+			struct variant *v = g_ptr_array_index(vs, i);
+			unsigned int t =
+				(unsigned int)metric_find("throughput");
+
+			/* units count acquisitions in the measured time,
+			 * the rates their own way: equal within 0.1% */
+			if (fabs(v->s[m].mean - v->s[t].mean) >
+			    1e-3 * fabs(v->s[t].mean))
+				return true;
+		}
+		return false;
+	}
+	return true;
+}
+
+static void print_variants(FILE *out, GPtrArray *vs)
+{
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		fprintf(out, "  %c  %s: %u run%s", 'A' + (int)(i % 26),
+			v->label, v->runs->len, v->runs->len == 1 ? "" : "s");
+		if (v->reused && v->path)
+			fprintf(out, " (%u stored before)", v->reused);
+		if (v->violations)
+			fprintf(out, "; %u ended in a VIOLATION, left out",
+				v->violations);
+		fprintf(out, "\n");
+	}
+}
+
+static void print_compare(FILE *out, const struct compare_opts *o,
+			  GPtrArray *vs)
+{
+	fprintf(out,
+		"qsim compare: %u variants; mean over runs with its 95%% "
+		"interval (Student's t);\nchange against A with its 95%% "
+		"interval (Welch's t): a verdict where it excludes 0\n\n",
+		vs->len);
+	print_variants(out, vs);
+	fprintf(out, "\n%-13s %-3s %4s %10s %9s %9s %-21s %s\n", "metric", "",
+		"n", "mean", "+-95%", "change", "95% interval", "verdict");
+	for (unsigned int m = 0; m < NM; m++) {
+		if (!shown(o, vs, m))
+			continue;
+		for (guint i = 0; i < vs->len; i++) {
+			struct variant *v = g_ptr_array_index(vs, i);
+			struct variant *a = g_ptr_array_index(vs, 0);
+			g_autofree char *mean = num(v->s[m].mean);
+			g_autofree char *ci =
+				pct(v->s[m].ci, v->s[m].mean, false);
+			g_autofree char *ch = NULL, *lo = NULL, *hi = NULL;
+			g_autofree char *iv = NULL;
+
+			fprintf(out, "%-13s %-3c %4u %10s %9s",
+				i ? "" : metrics[m].name, 'A' + (int)(i % 26),
+				v->s[m].n, mean, ci);
+			if (i) {
+				ch = pct(v->d[m].diff, a->s[m].mean, true);
+				lo = pct(v->d[m].lo, a->s[m].mean, true);
+				hi = pct(v->d[m].hi, a->s[m].mean, true);
+				iv = v->d[m].defined
+					     ? g_strdup_printf("[%s, %s]", lo,
+							       hi)
+					     : g_strdup("");
+				fprintf(out, " %9s %-21s %s", ch, iv,
+					verdict(v, m));
+			}
+			fprintf(out, "\n");
+		}
+	}
+}
+
+static void print_sweep(FILE *out, const struct compare_opts *o, GPtrArray *vs)
+{
+	int w = 5;
+
+	for (guint i = 0; i < vs->len; i++)
+		w = MAX(w,
+			(int)strlen(((struct variant *)g_ptr_array_index(vs, i))
+					    ->label));
+	fprintf(out, "\n%-*s %4s", w, "point", "n");
+	for (unsigned int m = 0; m < NM; m++)
+		if (shown(o, vs, m))
+			fprintf(out, "  %21s", metrics[m].name);
+	fprintf(out, "\n");
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		fprintf(out, "%-*s %4u", w, v->label, v->runs->len);
+		for (unsigned int m = 0; m < NM; m++) {
+			g_autofree char *mean = NULL, *ci = NULL;
+			g_autofree char *cell = NULL;
+
+			if (!shown(o, vs, m))
+				continue;
+			mean = num(v->s[m].mean);
+			ci = pct(v->s[m].ci, v->s[m].mean, false);
+			cell = g_strdup_printf("%s %s", mean, ci);
+			fprintf(out, "  %21s", cell);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "(mean over seeds, then the half-width of its 95%% "
+		     "interval, Student's t, as a percentage of the mean)\n");
+}
+
+static void json_double(JsonBuilder *b, const char *name, double x)
+{
+	json_builder_set_member_name(b, name);
+	if (isfinite(x))
+		json_builder_add_double_value(b, x);
+	else
+		json_builder_add_null_value(b);
+}
+
+static char *to_json(const struct compare_opts *o, GPtrArray *vs)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonGenerator) g = json_generator_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "command");
+	json_builder_add_string_value(b, o->sweep ? "sweep" : "compare");
+	json_builder_set_member_name(b, "method");
+	json_builder_add_string_value(
+		b, "mean with its 95% interval (Student's t); difference "
+		   "against the first variant with its 95% interval "
+		   "(Welch's t)");
+	json_builder_set_member_name(b, "variants");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "label");
+		json_builder_add_string_value(b, v->label);
+		json_builder_set_member_name(b, "runs");
+		json_builder_begin_array(b);
+		for (guint r = 0; r < v->runs->len; r++)
+			json_builder_add_int_value(
+				b, g_array_index(v->runs, int64_t, r));
+		json_builder_end_array(b);
+		json_builder_set_member_name(b, "violations");
+		json_builder_add_int_value(b, v->violations);
+		json_builder_set_member_name(b, "metrics");
+		json_builder_begin_object(b);
+		for (unsigned int m = 0; m < NM; m++) {
+			if (!shown(o, vs, m))
+				continue;
+			json_builder_set_member_name(b, metrics[m].name);
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "n");
+			json_builder_add_int_value(b, v->s[m].n);
+			json_double(b, "mean", v->s[m].mean);
+			json_double(b, "sd", v->s[m].sd);
+			json_double(b, "ci95", v->s[m].ci);
+			if (i && !o->sweep) {
+				json_double(b, "diff", v->d[m].diff);
+				json_double(b, "diff_lo", v->d[m].lo);
+				json_double(b, "diff_hi", v->d[m].hi);
+				json_builder_set_member_name(b, "verdict");
+				json_builder_add_string_value(b, verdict(v, m));
+			}
+			json_builder_end_object(b);
+		}
+		json_builder_end_object(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	root = json_builder_get_root(b);
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, TRUE);
+	return json_generator_to_data(g, NULL);
+}
+
+static char *to_csv(const struct compare_opts *o, GPtrArray *vs)
+{
+	GString *s = g_string_new("metric,variant,n,mean,sd,ci95,diff,"
+				  "diff_lo,diff_hi,verdict\n");
+
+	for (unsigned int m = 0; m < NM; m++) {
+		if (!shown(o, vs, m))
+			continue;
+		for (guint i = 0; i < vs->len; i++) {
+			struct variant *v = g_ptr_array_index(vs, i);
+			g_autofree char *q = g_strdup(v->label);
+			bool d = i && !o->sweep;
+
+			g_strdelimit(q, "\",", ' ');
+			g_string_append_printf(s, "%s,%s,%u,%.10g,%.10g,%.10g,",
+					       metrics[m].name, q, v->s[m].n,
+					       v->s[m].mean, v->s[m].sd,
+					       v->s[m].ci);
+			if (d)
+				g_string_append_printf(
+					s, "%.10g,%.10g,%.10g,%s\n",
+					v->d[m].diff, v->d[m].lo, v->d[m].hi,
+					verdict(v, m));
+			else
+				g_string_append(s, ",,,\n");
+		}
+	}
+	return g_string_free(s, FALSE);
+}
+
+static bool write_out(const char *path, const char *text, FILE *out,
+		      GError **error)
+{
+	if (strcmp(path, "-") == 0) {
+		fputs(text, out);
+		return true;
+	}
+	return g_file_set_contents(path, text, -1, error);
+}
+
+/* --fail-if METRIC:worse[:PCT]: checked, then applied. */
+static bool parse_fail_if(const char *spec, int *m, double *limit,
+			  GError **error)
+{
+	g_auto(GStrv) p = g_strsplit(spec, ":", 3);
+	char *end = NULL;
+
+	*m = p[0] ? metric_find(p[0]) : -1;
+	*limit = 0;
+	if (*m >= 0 && p[1] && strcmp(p[1], "worse") == 0 &&
+	    (!p[2] || ((*limit = g_ascii_strtod(p[2], &end)) >= 0 &&
+		       end != p[2] && !*end)))
+		return true;
+	{
+		g_autofree char *names = metric_names();
+
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--fail-if '%s': expected METRIC:worse or "
+			    "METRIC:worse:PCT, METRIC one of %s",
+			    spec, names);
+	}
+	return false;
+}
+
+static bool check_input(const struct compare_opts *o, GError **error)
+{
+	for (char **m = o->metrics; m && *m; m++)
+		if (metric_find(*m) < 0) {
+			g_autofree char *names = metric_names();
+
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--metric '%s': one of %s", *m, names);
+			return false;
+		}
+	for (char **f = o->fail_if; f && *f; f++) {
+		int m;
+		double l;
+
+		if (!parse_fail_if(*f, &m, &l, error))
+			return false;
+	}
+	return true;
+}
+
+/* How many of the variants --fail-if finds worse, named on stdout. */
+static unsigned int failed_checks(const struct compare_opts *o, GPtrArray *vs,
+				  FILE *out)
+{
+	unsigned int n = 0;
+
+	for (char **f = o->fail_if; f && *f; f++) {
+		int m;
+		double limit;
+
+		parse_fail_if(*f, &m, &limit, NULL);
+		for (guint i = 1; i < vs->len; i++) {
+			struct variant *a = g_ptr_array_index(vs, 0);
+			struct variant *v = g_ptr_array_index(vs, i);
+			double change =
+				100 * fabs(v->d[m].diff) / fabs(a->s[m].mean);
+
+			if (strcmp(verdict(v, (unsigned int)m), "worse") ||
+			    change < limit)
+				continue;
+			fprintf(out,
+				"FAIL --fail-if %s: %s is worse than %s by "
+				"%.2f%%\n",
+				*f, v->label, a->label, change);
+			n++;
+		}
+	}
+	return n;
+}
+
+int compare_main(const struct compare_opts *o, FILE *out)
+{
+	const char *what = o->sweep ? "qsim sweep" : "qsim compare";
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GPtrArray) vs = NULL;
+	g_autoptr(GPtrArray) pts = NULL;
+	struct points_opts po = {0};
+	struct points_result pr;
+	struct store *st;
+	int rc = EXIT_OK;
+
+	if (!check_input(o, &err) || !(vs = build_variants(o, &err)) ||
+	    !(pts = make_points(o, vs, &err))) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return EXIT_INPUT;
+	}
+	if (o->sweep && (!o->files || g_strv_length(o->files) != 1)) {
+		fprintf(stderr, "%s: give one scenario file\n", what);
+		return EXIT_INPUT;
+	}
+	if (!o->sweep && vs->len < 2) {
+		fprintf(stderr,
+			"%s: give two or more variants (scenario files, "
+			"--vary, --tagged, --where)\n",
+			what);
+		return EXIT_INPUT;
+	}
+	st = store_open(o->db, &err);
+	if (!st) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return EXIT_INPUT;
+	}
+	st->tag = o->tag;
+	po.st = st;
+	po.jobs = o->jobs;
+	po.what = what;
+	po.progress = stderr;
+	po.tty = o->progress_tty;
+	if (!points_lookup(st, pts, &err) || !points_run(pts, &po, &pr, &err)) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		store_close(st);
+		return EXIT_INTERNAL;
+	}
+	if (pr.interrupted) {
+		fprintf(stderr,
+			"%s: INTERRUPTED: %u points stored, the ones in flight "
+			"not; run the same command again to go on\n",
+			what, pr.ran + pr.reused);
+		store_close(st);
+		return 128 + sim_interrupt;
+	}
+	for (guint i = 0; i < pts->len; i++) {
+		struct point *p = g_ptr_array_index(pts, i);
+		struct variant *v = g_ptr_array_index(vs, p->variant);
+
+		v->reused += p->reused;
+		if (p->violation)
+			v->violations++;
+		else
+			g_array_append_val(v->runs, p->run_id);
+	}
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+
+		if ((v->cond && !stored_runs(st, v, &err)) ||
+		    !read_metrics(st, v, &err)) {
+			fprintf(stderr, "%s: %s\n", what, err->message);
+			store_close(st);
+			return EXIT_INTERNAL;
+		}
+	}
+	store_close(st);
+	judge(vs);
+	if (o->sweep) {
+		fprintf(out, "qsim sweep: %u points\n", vs->len);
+		print_variants(out, vs);
+		print_sweep(out, o, vs);
+	} else {
+		print_compare(out, o, vs);
+	}
+	if (o->json) {
+		g_autofree char *j = to_json(o, vs);
+
+		if (!write_out(o->json, j, out, &err)) {
+			fprintf(stderr, "%s: %s\n", what, err->message);
+			return EXIT_INTERNAL;
+		}
+	}
+	if (o->csv) {
+		g_autofree char *c = to_csv(o, vs);
+
+		if (!write_out(o->csv, c, out, &err)) {
+			fprintf(stderr, "%s: %s\n", what, err->message);
+			return EXIT_INTERNAL;
+		}
+	}
+	if (failed_checks(o, vs, out))
+		rc = EXIT_CHECK;
+	if (pr.violations) {
+		fprintf(out,
+			"%u run%s ended in a model violation (its report and "
+			"replay command are in the store: runs.report, "
+			"runs.replay)\n",
+			pr.violations, pr.violations == 1 ? "" : "s");
+		rc = EXIT_CHECK;
+	}
+	return rc;
+}
