@@ -4,6 +4,8 @@
  * from the store, whether the run was made now or before, so a variant of
  * fresh runs and a group of stored ones are judged by the same queries.
  */
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <signal.h>
@@ -624,7 +626,7 @@ static void print_sweep(FILE *out, const struct compare_opts *o, GPtrArray *vs)
 				continue;
 			mean = num(v->s[m].mean);
 			ci = pct(v->s[m].ci, v->s[m].mean, false);
-			cell = g_strdup_printf("%s %s", mean, ci);
+			cell = g_strdup_printf("%s ±%s", mean, ci);
 			fprintf(out, "  %21s", cell);
 		}
 		fprintf(out, "\n");
@@ -819,6 +821,133 @@ static unsigned int failed_checks(const struct compare_opts *o, GPtrArray *vs,
 	return n;
 }
 
+/* A file of the job directory, executable when it is a script. */
+static bool put(const char *dir, const char *name, const char *text,
+		bool script, GError **error)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+
+	if (!g_file_set_contents(path, text, -1, error))
+		return false;
+	if (script && g_chmod(path, 0755) != 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "%s: %s", path, g_strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * qsim sweep --emit-jobs DIR: every point and seed as one `qsim run` line
+ * of DIR/jobs.txt, each into its own database under DIR/db, run from DIR
+ * on a copy of the scenario; DIR/parallel.sh runs them with GNU parallel,
+ * DIR/slurm.sbatch as a Slurm job array (chunks of lines, so that the
+ * array stays under Slurm's default MaxArraySize of 1001), and
+ * DIR/merge.sh merges the databases into the sweep's --db.  Runs nothing.
+ */
+static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
+		      GError **error)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", error);
+	g_autofree char *dir = NULL, *db = NULL, *text = NULL;
+	g_autofree char *qexe = NULL, *qdir = NULL, *qdb = NULL;
+	g_autoptr(GString) jobs = g_string_new(NULL);
+	g_autofree char *par = NULL, *merge = NULL, *slurm = NULL;
+	guint chunk, tasks;
+
+	if (!exe)
+		return false;
+	dir = g_canonicalize_filename(o->emit, NULL);
+	db = g_canonicalize_filename(o->db, NULL);
+	if (g_mkdir_with_parents(dir, 0755) != 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "%s: %s", dir, g_strerror(errno));
+		return false;
+	}
+	if (!g_file_get_contents(o->files[0], &text, NULL, error) ||
+	    !put(dir, "scenario.ini", text, false, error))
+		return false;
+	qexe = g_shell_quote(exe);
+	qdir = g_shell_quote(dir);
+	qdb = g_shell_quote(db);
+	for (guint i = 0; i < pts->len; i++) {
+		struct point *p = g_ptr_array_index(pts, i);
+
+		g_string_append_printf(jobs, "%s run scenario.ini", qexe);
+		for (char **s = p->cfg->overrides; s && *s; s++) {
+			g_autofree char *q = g_shell_quote(*s);
+
+			g_string_append_printf(jobs, " --set %s", q);
+		}
+		if (o->tag) {
+			g_autofree char *q = g_shell_quote(o->tag);
+
+			g_string_append_printf(jobs, " --tag %s", q);
+		}
+		g_string_append_printf(jobs, " --db db/%06u.db --quiet\n",
+				       i + 1);
+	}
+	chunk = (pts->len + 999) / 1000;
+	chunk = chunk ? chunk : 1;
+	tasks = (pts->len + chunk - 1) / chunk;
+	par = g_strdup_printf(
+		"#!/bin/sh\n"
+		"# Every job of this sweep with GNU parallel (JOBS=N: at most "
+		"N "
+		"at once;\n# default one per core), then the merge.  Finished "
+		"jobs are not run again\n# (--resume-failed and joblog.txt).\n"
+		"cd %s || exit 1\nmkdir -p db\n"
+		"parallel --jobs \"${JOBS:-100%%}\" --joblog joblog.txt "
+		"--resume-failed < jobs.txt > /dev/null\nstatus=$?\n"
+		"./merge.sh || exit 3\nexit $status\n",
+		qdir);
+	merge = g_strdup_printf(
+		"#!/bin/sh\n"
+		"# Merge every job's database into the sweep's (or into $1); a "
+		"run it has\n# already is not added twice.\n"
+		"cd %s || exit 1\nout=${1:-%s}\n"
+		"find db -name '*.db' -print0 | sort -z | xargs -0 -r %s merge "
+		"\"$out\"\n",
+		qdir, qdb, qexe);
+	slurm = g_strdup_printf(
+		"#!/bin/sh\n"
+		"# The sweep as a Slurm job array: task T runs lines %u*T+1 to "
+		"%u*T+%u of jobs.txt.\n# Submit with ./slurm-submit.sh (the "
+		"array, then the merge after it).\n"
+		"#SBATCH --job-name=qsim-sweep\n#SBATCH --array=0-%u\n"
+		"#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
+		"#SBATCH --output=log/%%A_%%a.out\n"
+		"cd %s || exit 1\nmkdir -p db\n"
+		"first=$((SLURM_ARRAY_TASK_ID * %u + 1))\n"
+		"sed -n \"${first},$((first + %u - 1))p\" jobs.txt |\n"
+		"while IFS= read -r job; do sh -c \"$job\" > /dev/null; "
+		"done\n",
+		chunk, chunk, chunk, tasks - 1, qdir, chunk, chunk);
+	if (!put(dir, "jobs.txt", jobs->str, false, error) ||
+	    !put(dir, "parallel.sh", par, true, error) ||
+	    !put(dir, "merge.sh", merge, true, error) ||
+	    !put(dir, "slurm.sbatch", slurm, true, error))
+		return false;
+	{
+		g_autofree char *sub = g_strdup_printf(
+			"#!/bin/sh\n# Submit the array, then the merge once "
+			"every task has ended.\ncd %s || exit 1\nmkdir -p "
+			"log\nid=$(sbatch --parsable slurm.sbatch) || exit 1\n"
+			"sbatch --parsable --dependency=afterany:\"${id%%%%;*}"
+			"\" --output=log/merge.out --wrap ./merge.sh\n",
+			qdir);
+
+		if (!put(dir, "slurm-submit.sh", sub, true, error))
+			return false;
+	}
+	fprintf(out,
+		"qsim sweep: %u jobs in %s/jobs.txt (%u Slurm array tasks of "
+		"%u)\n  GNU parallel:  %s/parallel.sh\n  Slurm:         "
+		"%s/slurm-submit.sh\n  then the results are in %s\n",
+		pts->len, dir, tasks, chunk, dir, dir, db);
+	return true;
+}
+
 int compare_main(const struct compare_opts *o, FILE *out)
 {
 	const char *what = o->sweep ? "qsim sweep" : "qsim compare";
@@ -845,6 +974,15 @@ int compare_main(const struct compare_opts *o, FILE *out)
 			"--vary, --tagged, --where)\n",
 			what);
 		return EXIT_INPUT;
+	}
+	if (o->emit) {
+		if (!o->sweep || !emit_jobs(o, pts, out, &err)) {
+			fprintf(stderr, "%s: %s\n", what,
+				err ? err->message
+				    : "--emit-jobs is for qsim sweep");
+			return EXIT_INPUT;
+		}
+		return EXIT_OK;
 	}
 	st = store_open(o->db, &err);
 	if (!st) {

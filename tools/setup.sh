@@ -41,8 +41,9 @@ done
 packages=(gcc make cmake pkg-config libglib2.0-dev check libsubunit-dev
 	  libsqlite3-dev libjson-glib-dev gnuplot-nox parallel clang-format
 	  python3 git)
-# The test run also fuzzes, with clang's libFuzzer.
-[ "$test" -eq 1 ] && packages+=(clang libclang-rt-14-dev)
+# The test run also fuzzes, with clang's libFuzzer, and runs sweeps under
+# a one-node Slurm (tests/test_cluster.c).
+[ "$test" -eq 1 ] && packages+=(clang libclang-rt-14-dev slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

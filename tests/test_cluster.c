@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A sweep beyond one process: `qsim sweep --emit-jobs` run for real under
+ * GNU parallel and under a one-node Slurm cluster (munged, slurmctld and
+ * slurmd started here by tools/slurm-node.sh), each merged into one
+ * database that must hold the same rows as the same sweep run by
+ * `qsim sweep --jobs 2`, and that a sweep then finds complete.
+ */
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = g_dir_make_tmp("qsim-cl-XXXXXX", NULL);
+}
+
+/* The daemons go whatever happened (stop is a no-op without them). */
+static void teardown(void)
+{
+	g_autofree char *node = g_build_filename(dir, "node", NULL);
+	g_autofree char *stop = g_build_filename(QSIM_SOURCE_DIR, "tools",
+						 "slurm-node.sh", NULL);
+	const char *argv[] = {stop, "stop", node, NULL};
+
+	g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+		     NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+static const char *const sweep_args[] = {
+	"--grid",  "machine.overcommit=1,2",
+	"--grid",  "lock.type=ticket,tas",
+	"--set",   "run.duration=10ms",
+	"--set",   "run.warmup=2ms",
+	"--seeds", "2",
+	NULL,
+};
+
+/* qsim sweep SCENARIO <sweep_args> EXTRA... ; exit code, stdout, stderr. */
+static int sweep(char **out, char **err, ...)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	va_list ap;
+	const char *a;
+	int status = -1;
+
+	g_ptr_array_add(argv, g_strdup(QSIM_BINARY));
+	g_ptr_array_add(argv, g_strdup("sweep"));
+	g_ptr_array_add(argv, g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+					       "2x-overcommit.ini", NULL));
+	for (const char *const *s = sweep_args; *s; s++)
+		g_ptr_array_add(argv, g_strdup(*s));
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, g_strdup(a));
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	ck_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL,
+			       out, err, &status, NULL));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Every run's identity and figures, one line each, sorted. */
+static char *rows(const char *path)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	GString *t = g_string_new(NULL);
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(db,
+				   "SELECT r.params_sha256, r.binary_sha256, "
+				   "r.events, l.acquisitions, l.lat_p99_ns, "
+				   "l.handoffs, l.lhp_events FROM runs r JOIN "
+				   "lock_results l ON l.run_id = r.id ORDER "
+				   "BY 1",
+				   -1, &s, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		for (int c = 0; c < 7; c++)
+			g_string_append_printf(t, "%s ",
+					       sqlite3_column_text(s, c));
+		g_string_append_c(t, '\n');
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return g_string_free(t, FALSE);
+}
+
+static int sh(const char *cmd, char **out)
+{
+	g_autofree char *err = NULL;
+	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int status = -1;
+
+	ck_assert(g_spawn_sync(dir, (char **)argv, NULL, 0, NULL, NULL, out,
+			       &err, &status, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "%s: %s\n", cmd, err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The reference: the same sweep in one process. */
+static char *direct_rows(void)
+{
+	g_autofree char *path = g_build_filename(dir, "direct.db", NULL);
+
+	ck_assert_int_eq(sweep(NULL, NULL, "--jobs", "2", "--db", path, NULL),
+			 0);
+	return rows(path);
+}
+
+/* After the merge, the sweep finds all 8 points and runs none. */
+static void complete(const char *db)
+{
+	g_autofree char *err = NULL;
+
+	ck_assert_int_eq(sweep(NULL, &err, "--db", db, NULL), 0);
+	ck_assert_msg(strstr(err, "8/8 points (8 stored before)"), "%s", err);
+}
+
+START_TEST(test_gnu_parallel)
+{
+	g_autofree char *db = g_build_filename(dir, "par.db", NULL);
+	g_autofree char *jobs = g_build_filename(dir, "par", NULL);
+	g_autofree char *out = NULL, *lines = NULL, *cmd = NULL;
+	g_autofree char *want = direct_rows(), *got = NULL;
+
+	ck_assert_int_eq(
+		sweep(&out, NULL, "--db", db, "--emit-jobs", jobs, NULL), 0);
+	ck_assert_msg(strstr(out, "8 jobs in"), "%s", out);
+	cmd = g_strdup_printf("wc -l < '%s/jobs.txt'", jobs);
+	ck_assert_int_eq(sh(cmd, &lines), 0);
+	ck_assert_int_eq(atoi(lines), 8);
+	g_free(cmd);
+	cmd = g_strdup_printf("JOBS=2 '%s/parallel.sh'", jobs);
+	ck_assert_int_eq(sh(cmd, NULL), 0);
+	got = rows(db);
+	ck_assert_str_eq(got, want);
+	complete(db);
+	/* run again: every job is in the joblog, the merge adds nothing */
+	ck_assert_int_eq(sh(cmd, NULL), 0);
+	g_free(got);
+	got = rows(db);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+START_TEST(test_slurm)
+{
+	g_autofree char *db = g_build_filename(dir, "slurm.db", NULL);
+	g_autofree char *jobs = g_build_filename(dir, "sl", NULL);
+	g_autofree char *node = g_build_filename(dir, "node", NULL);
+	g_autofree char *conf = NULL, *cmd = NULL, *q = NULL;
+	g_autofree char *want = direct_rows(), *got = NULL;
+	bool empty = false;
+
+	ck_assert_int_eq(
+		sweep(NULL, NULL, "--db", db, "--emit-jobs", jobs, NULL), 0);
+	cmd = g_strdup_printf("'%s/tools/slurm-node.sh' start '%s'",
+			      QSIM_SOURCE_DIR, node);
+	ck_assert_msg(sh(cmd, &conf) == 0,
+		      "could not start a one-node Slurm (tools/setup.sh "
+		      "--test installs slurm-wlm and munge)");
+	g_strstrip(conf);
+	g_setenv("SLURM_CONF", conf, TRUE);
+	g_free(cmd);
+	cmd = g_strdup_printf("'%s/slurm-submit.sh'", jobs);
+	ck_assert_int_eq(sh(cmd, NULL), 0);
+	/* the array and the merge after it: wait until the queue is empty */
+	for (int i = 0; i < 600 && !empty; i++) {
+		g_clear_pointer(&q, g_free);
+		g_usleep(200000);
+		ck_assert_int_eq(sh("squeue -h", &q), 0);
+		empty = !*q;
+	}
+	g_free(cmd);
+	cmd = g_strdup_printf("'%s/tools/slurm-node.sh' stop '%s'",
+			      QSIM_SOURCE_DIR, node);
+	sh(cmd, NULL);
+	ck_assert_msg(empty, "the Slurm jobs did not end: %s", q);
+	got = rows(db);
+	ck_assert_str_eq(got, want);
+	complete(db);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cluster");
+	TCase *tc = tcase_create("cluster");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_gnu_parallel);
+	tcase_add_test(tc, test_slurm);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

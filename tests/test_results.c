@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Working with results, through the qsim binary: compare's means,
+ * intervals and verdicts on stored runs whose values are known; a sweep
+ * interrupted and resumed stores each point once; merge keeps one copy of
+ * a run two databases share; run --json, --quiet and '-'; the overcommit
+ * key; the version in the store.
+ */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+#include "tools/store.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = g_dir_make_tmp("qsim-results-XXXXXX", NULL);
+}
+
+static char *in_dir(const char *name)
+{
+	return g_build_filename(dir, name, NULL);
+}
+
+/* qsim ARGS... (NULL-terminated); its exit code, stdout and stderr. */
+static int qsim(char **out, char **err, ...)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	va_list ap;
+	const char *a;
+	int status = -1;
+
+	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (gpointer)a);
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	ck_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL,
+			       out, err, &status, NULL));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int64_t db_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+static const char *scenario(void)
+{
+	static char *p;
+
+	if (!p)
+		p = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+				     "2x-overcommit.ini", NULL);
+	return p;
+}
+
+/* A stored run with tag @tag whose one lock ran at @tput op/s. */
+static void fake_run(sqlite3 *db, const char *tag, double tput)
+{
+	g_autofree char *sql = g_strdup_printf(
+		"INSERT INTO runs (started_at, qsim_version, build_flags, "
+		"scenario_path, scenario_text, params, seed, lock, policy, "
+		"vcpus, pcpus, overcommit, duration_ps, warmup_ps, "
+		"measured_ps, "
+		"status, replay, host_seconds, events, switches, jain, tag) "
+		"VALUES ('now', 'v', 'f', 's.ini', '', '', 1, 'ticket', 'rr', "
+		"4, 2, 2.0, 1000, 0, 1000, 'ok', 'qsim run s.ini', 0, 0, 0, "
+		"1.0, '%s');"
+		"INSERT INTO lock_results (run_id, lock, throughput) VALUES "
+		"(last_insert_rowid(), 0, %.17g);",
+		tag, tput);
+
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+static JsonObject *variant_metric(JsonNode *root, unsigned int v,
+				  const char *metric)
+{
+	JsonArray *vs = json_object_get_array_member(json_node_get_object(root),
+						     "variants");
+	JsonObject *o = json_array_get_object_element(vs, v);
+
+	return json_object_get_object_member(
+		json_object_get_object_member(o, "metrics"), metric);
+}
+
+/*
+ * Tag a: 10, 12, 14 op/s; tag b: 20, 21, 22.  By hand (test_stats
+ * derives the same): a's mean 12 with interval 4.303 * 2 / sqrt(3) =
+ * 4.968; b's mean 21, interval 4.303 / sqrt(3) = 2.484; b - a = 9 with
+ * Welch's interval excluding 0: better; 9 / 12 = +75%.
+ */
+START_TEST(test_compare_known_values)
+{
+	g_autofree char *path = in_dir("known.db");
+	g_autofree char *json = in_dir("c.json");
+	g_autofree char *out = NULL, *err = NULL, *text = NULL;
+	g_autoptr(GError) e = NULL;
+	g_autoptr(JsonParser) p = json_parser_new();
+	struct store *st = store_open(path, &e);
+	JsonObject *m;
+
+	ck_assert_ptr_nonnull(st);
+	fake_run(st->db, "a", 10);
+	fake_run(st->db, "a", 12);
+	fake_run(st->db, "a", 14);
+	fake_run(st->db, "b", 20);
+	fake_run(st->db, "b", 21);
+	fake_run(st->db, "b", 22);
+	store_close(st);
+
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "a",
+			      "--tagged", "b", "--db", path, "--metric",
+			      "throughput", "--json", json, "--fail-if",
+			      "throughput:worse", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "better"), "%s", out);
+	ck_assert_msg(strstr(out, "+75.00%"), "%s", out);
+	ck_assert(g_file_get_contents(json, &text, NULL, NULL));
+	ck_assert(json_parser_load_from_data(p, text, -1, NULL));
+	m = variant_metric(json_parser_get_root(p), 0, "throughput");
+	ck_assert_int_eq(json_object_get_int_member(m, "n"), 3);
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "mean"), 12,
+				1e-9);
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "ci95"),
+				4.9683, 2e-3);
+	m = variant_metric(json_parser_get_root(p), 1, "throughput");
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "mean"), 21,
+				1e-9);
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "ci95"),
+				2.4842, 2e-3);
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "diff"), 9,
+				1e-9);
+	ck_assert_str_eq(json_object_get_string_member(m, "verdict"), "better");
+
+	/* The other way round a gets worse: --fail-if trips (exit 2) */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "b",
+			      "--tagged", "a", "--db", path, "--metric",
+			      "throughput", "--fail-if", "throughput:worse",
+			      "--csv", "-", NULL),
+			 2);
+	ck_assert_msg(strstr(out, "FAIL --fail-if throughput:worse"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "throughput,tag a,3,12,2,"), "%s", out);
+	/* ... unless the loss (9 / 21 = 42.9%) is below the limit */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "b",
+			      "--tagged", "a", "--db", path, "--metric",
+			      "throughput", "--fail-if", "throughput:worse:50",
+			      NULL),
+			 0);
+	/* bad input: exit 1 naming what is allowed */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "b",
+			      "--tagged", "a", "--db", path, "--metric",
+			      "speed", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--metric 'speed': one of throughput"), "%s",
+		      err);
+}
+END_TEST
+
+/* Selecting stored runs by resolved key values (the params table). */
+START_TEST(test_compare_where_fresh)
+{
+	g_autofree char *path = in_dir("where.db");
+	g_autofree char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(qsim(&out, &err, "compare", scenario(), "--vary",
+			      "lock.type=ticket,pv_qspinlock", "--set",
+			      "run.duration=5ms", "--set", "run.warmup=1ms",
+			      "--seeds", "2", "--db", path, "--metric",
+			      "throughput", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "lock.type=ticket: 2 runs"), "%s", out);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 4);
+	/* The same again: every point is found, nothing runs */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", scenario(), "--vary",
+			      "lock.type=ticket,pv_qspinlock", "--set",
+			      "run.duration=5ms", "--set", "run.warmup=1ms",
+			      "--seeds", "2", "--db", path, NULL),
+			 0);
+	ck_assert_msg(strstr(err, "(4 stored before)"), "%s", err);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 4);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--where",
+			      "lock.type=pv_qspinlock", "--where",
+			      "lock.type=ticket;run.seed=2", "--db", path,
+			      NULL),
+			 0);
+	ck_assert_msg(strstr(out, "where lock.type=pv_qspinlock: 2 runs"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "where lock.type=ticket;run.seed=2: 1 run"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "too few runs"), "%s", out);
+}
+END_TEST
+
+/*
+ * A sweep stopped by SIGINT keeps the points it finished, whole, and the
+ * same command goes on from there: each point stored once.
+ */
+START_TEST(test_sweep_resume)
+{
+	g_autofree char *path = in_dir("sweep.db");
+	g_autofree char *out = NULL, *err = NULL, *msg = NULL;
+	const char *argv[] = {QSIM_BINARY,
+			      "sweep",
+			      scenario(),
+			      "--grid",
+			      "machine.overcommit=1..2:0.25",
+			      "--grid",
+			      "lock.type=pv_qspinlock,tas",
+			      "--set",
+			      "run.duration=40ms",
+			      "--set",
+			      "run.warmup=1ms",
+			      "--seeds",
+			      "1",
+			      "--jobs",
+			      "1",
+			      "--db",
+			      path,
+			      NULL};
+	GPid pid;
+	int status;
+	int64_t n1 = 0;
+
+	ck_assert(g_spawn_async(dir, (char **)argv, NULL,
+				G_SPAWN_DO_NOT_REAP_CHILD |
+					G_SPAWN_STDOUT_TO_DEV_NULL |
+					G_SPAWN_STDERR_TO_DEV_NULL,
+				NULL, NULL, &pid, NULL));
+	for (int i = 0; i < 3000 && n1 < 2; i++) {
+		g_usleep(10000);
+		if (g_file_test(path, G_FILE_TEST_EXISTS))
+			n1 = db_int(path, "SELECT COUNT(*) FROM runs");
+	}
+	kill(pid, SIGINT);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 130);
+	n1 = db_int(path, "SELECT COUNT(*) FROM runs");
+	ck_assert_int_ge(n1, 2);
+	ck_assert_int_lt(n1, 10);
+	/* every stored run whole */
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs r WHERE NOT "
+				      "EXISTS (SELECT 1 FROM lock_results l "
+				      "WHERE l.run_id = r.id)"),
+			 0);
+	ck_assert(g_spawn_sync(dir, (char **)argv, NULL, 0, NULL, NULL, &out,
+			       &err, &status, NULL));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
+	msg = g_strdup_printf("(%" PRId64 " stored before)", n1);
+	ck_assert_msg(strstr(err, msg), "%s", err);
+	/* 5 overcommits x 2 locks, each once */
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 10);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(DISTINCT params_sha256) "
+				      "FROM runs"),
+			 10);
+	/* overcommit 1.25 on 32 vCPUs: 25.6, so 26 pCPUs */
+	ck_assert_int_eq(db_int(path, "SELECT pcpus FROM runs r JOIN params p "
+				      "ON p.run_id = r.id WHERE p.section = "
+				      "'machine' AND p.key = 'overcommit' AND "
+				      "p.value = '1.25' LIMIT 1"),
+			 26);
+	ck_assert_msg(strstr(out, "machine.overcommit=1.75 lock.type=tas"),
+		      "%s", out);
+}
+END_TEST
+
+START_TEST(test_merge_overlap)
+{
+	g_autofree char *a = in_dir("a.db"), *b = in_dir("b.db");
+	g_autofree char *m = in_dir("m.db");
+	g_autofree char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=5ms", "--seed", "1", "--db", a,
+			      "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=5ms", "--seed", "1", "--db", b,
+			      "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=5ms", "--seed", "2", "--db", b,
+			      "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(qsim(&out, &err, "merge", m, a, b, NULL), 0);
+	ck_assert_msg(strstr(out, "merged 1 run from"), "%s", out);
+	ck_assert_msg(strstr(out, "(1 already there)"), "%s", out);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 2);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM lock_results"), 2);
+	/* twice: nothing new */
+	ck_assert_int_eq(qsim(NULL, NULL, "merge", m, a, b, NULL), 0);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 2);
+	/* import, by contrast, adds every run */
+	ck_assert_int_eq(qsim(NULL, NULL, "import", a, "--db", m, NULL), 0);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 3);
+}
+END_TEST
+
+START_TEST(test_run_json_quiet_stdin)
+{
+	g_autofree char *path = in_dir("run.db");
+	g_autofree char *out = NULL, *err = NULL, *cmd = NULL, *sh = NULL;
+	g_autoptr(JsonParser) p = json_parser_new();
+	JsonObject *o, *lock;
+	int status;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--set",
+			      "run.duration=5ms", "--db", path, "--json",
+			      "--tag", "t1", NULL),
+			 0);
+	ck_assert_msg(json_parser_load_from_data(p, out, -1, NULL), "%s", out);
+	o = json_node_get_object(json_parser_get_root(p));
+	ck_assert_int_eq(json_object_get_int_member(o, "run_id"), 1);
+	ck_assert_int_eq(json_object_get_int_member(o, "vcpus"), 32);
+	lock = json_array_get_object_element(
+		json_object_get_array_member(o, "locks"), 0);
+	ck_assert_int_eq(json_object_get_int_member(lock, "acquisitions"),
+			 db_int(path, "SELECT acquisitions FROM lock_results "
+				      "WHERE run_id = 1"));
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs WHERE tag = "
+				      "'t1'"),
+			 1);
+	/* The scenario on standard input; --quiet prints the run id */
+	g_clear_pointer(&out, g_free);
+	cmd = g_strdup_printf("'%s' run - --set run.duration=5ms --db '%s' "
+			      "--quiet < '%s'",
+			      QSIM_BINARY, path, scenario());
+	sh = g_strdup_printf("sh -c \"%s\"", cmd);
+	ck_assert(g_spawn_command_line_sync(sh, &out, NULL, &status, NULL));
+	ck_assert_int_eq(status, 0);
+	ck_assert_str_eq(out, "2\n");
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs WHERE id = 2 "
+				      "AND scenario_path = '-' AND replay "
+				      "LIKE '%< SCENARIO%' AND scenario_text "
+				      "LIKE '%[lock]%'"),
+			 1);
+	/* the same resolved scenario as run 1: the same identity */
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(DISTINCT params_sha256) "
+				      "FROM runs"),
+			 1);
+}
+END_TEST
+
+/* The version in the store is the one `qsim version` prints. */
+START_TEST(test_version_stored)
+{
+	g_autofree char *path = in_dir("v.db");
+	g_autofree char *out = NULL, *sql = NULL;
+	g_auto(GStrv) words = NULL;
+
+	ck_assert_int_eq(qsim(&out, NULL, "-V", NULL), 0);
+	words = g_strsplit(out, " ", 3);
+	ck_assert_str_eq(words[0], "qsim");
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=5ms", "--db", path, "--quiet",
+			      NULL),
+			 0);
+	sql = g_strdup_printf("SELECT COUNT(*) FROM runs WHERE qsim_version "
+			      "= '%s'",
+			      words[1]);
+	ck_assert_int_eq(db_int(path, sql), 1);
+	/* from a git checkout it carries git describe */
+	if (g_file_test(QSIM_SOURCE_DIR "/.git", G_FILE_TEST_EXISTS))
+		ck_assert_msg(strstr(words[1], "-g"), "%s", words[1]);
+}
+END_TEST
+
+/* [machine] overcommit: pcpus = round(all vCPUs / overcommit). */
+START_TEST(test_overcommit_key)
+{
+	g_autofree char *text = tu_scenario("ticket", 32, 16, 1);
+	struct qsim_config *c;
+
+	/* 32 / 1.5 = 21.33: 21 */
+	c = tu_config(text, "machine.overcommit=1.5", NULL);
+	ck_assert_uint_eq(c->pcpus, 21);
+	ck_assert(strstr(c->resolved, "pcpus=21\n"));
+	cfg_free(c);
+	/* with a noise partition of 8: 40 / 1.5 = 26.67: 27 */
+	c = tu_config(text, "machine.overcommit=1.5", "noise.partitions=1",
+		      "noise.vcpus=8", NULL);
+	ck_assert_uint_eq(c->pcpus, 27);
+	cfg_free(c);
+	/* 32 / 64 = 0.5: at least 1 */
+	c = tu_config(text, "machine.overcommit=64", NULL);
+	ck_assert_uint_eq(c->pcpus, 1);
+	cfg_free(c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("results");
+	TCase *tc = tcase_create("results");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_compare_known_values);
+	tcase_add_test(tc, test_compare_where_fresh);
+	tcase_add_test(tc, test_sweep_resume);
+	tcase_add_test(tc, test_merge_overlap);
+	tcase_add_test(tc, test_run_json_quiet_stdin);
+	tcase_add_test(tc, test_version_stored);
+	tcase_add_test(tc, test_overcommit_key);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
