@@ -66,6 +66,7 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	p->last_part = (int)v->part->id;
 	v->pcpu = p;
 	v->state = HV_DISPATCHING;
+	sim_tl(hv->sim, t, SIM_TL_DISPATCHING, (int32_t)v->cpu->id, p->id, 0);
 	p->ev_kind = HV_PCPU_DISPATCH_DONE;
 	p->dispatch_ps += latency;
 	sim_schedule(hv->sim, &p->ev, t + latency);

@@ -94,6 +94,7 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		return hcall_exit(v, H_SUCCESS);
 	}
 	(*slept)++;
+	sim_tl(v->hv->sim, t, SIM_TL_SLEEP, (int32_t)v->cpu->id, kvm, 0);
 	hv_trace(v, t,
 		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
 		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
@@ -142,6 +143,10 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 	sim_time_t t = hcall_enter(v);
 	struct hv_vcpu *tv;
 
+	sim_tl(hv->sim, t, SIM_TL_HCALL, (int32_t)v->cpu->id, SIM_TL_CONFER,
+	       target >= 0 && (unsigned long)target < v->part->nvcpus
+		       ? (int64_t)v->part->vcpus[target]->cpu->id
+		       : -1);
 	if (target == -1) {
 		v->st.confers_undirected++;
 		if (v->prod_latch) {
@@ -223,11 +228,13 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 
 /* Wake ceded or halted @v: at once if its pCPU still polls for it, else
  * runnable after the wake latency. */
-static void wake_sleeper(struct hv_vcpu *v, sim_time_t t)
+/* Wake ceded or halted @v at @t; @by: the waker's engine cpu, or -1. */
+static void wake_sleeper(struct hv_vcpu *v, sim_time_t t, int64_t by)
 {
 	struct hv *hv = v->hv;
 	struct hv_pcpu *p = v->poll_pcpu;
 
+	sim_tl(hv->sim, t, SIM_TL_WAKE, (int32_t)v->cpu->id, by, 0);
 	if (!p) {
 		hv_vcpu_wake(v, t);
 		return;
@@ -253,7 +260,7 @@ void hv_irq_hook(void *data, struct sim_cpu *c, sim_time_t t, bool tick)
 		 tick ? "a tick ends its sleep%.0" PRId64 "%.0" PRId64
 		      : "an interrupt ends its sleep%.0" PRId64 "%.0" PRId64,
 		 0, 0);
-	wake_sleeper(v, t);
+	wake_sleeper(v, t, -1);
 }
 
 /*
@@ -273,6 +280,10 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 		return hcall_exit(v, H_PARAMETER);
 	tv = v->part->vcpus[target];
 	(*calls)++;
+	sim_tl(hv->sim, t, SIM_TL_HCALL, (int32_t)v->cpu->id,
+	       latch_off == offsetof(struct hv_vcpu, kick_latch) ? SIM_TL_KICK
+								 : SIM_TL_PROD,
+	       (int64_t)tv->cpu->id);
 	hv_trace(v, t, "wakes vCPU %" PRId64 ", which was asleep: %" PRId64,
 		 target, tv->state == HV_CEDED);
 	/* A prod is for a vCPU conferring to all a reason to run: its
@@ -280,7 +291,7 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	 * dispatched). */
 	tv->confer_n = tv->confer_next = 0;
 	if (tv->state == HV_CEDED) {
-		wake_sleeper(tv, t);
+		wake_sleeper(tv, t, (int64_t)v->cpu->id);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {
 		*(bool *)((char *)tv + latch_off) = true;
 		(*latched)++;

@@ -479,6 +479,7 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 		    "cpu %u dispatched in state %d", c->id, c->state);
 	c->dispatched = true;
 	c->pcpu = pcpu;
+	sim_tl(s, t, SIM_TL_RUN, (int32_t)c->id, pcpu, 0);
 	if (s->on_pcpu && pcpu >= 0)
 		s->on_pcpu[pcpu] = c;
 	thread_level(s, pcpu, cpu_level(c), t);
@@ -590,6 +591,7 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 
 	QSIM_BUG_ON(!c->dispatched, "cpu %u undispatched twice", c->id);
 	sim_rspin_abort(c, t); /* a raw spin replays up to here */
+	sim_tl(s, t, SIM_TL_STOP, (int32_t)c->id, c->pcpu, idle);
 	c->dispatched = false;
 	if (s->on_pcpu && c->pcpu >= 0)
 		s->on_pcpu[c->pcpu] = NULL;

@@ -266,6 +266,32 @@ struct sim_noise {
 typedef void (*sim_violation_hook)(void *data, struct sim_cpu *cpu,
 				   const char *msg);
 
+/*
+ * The timeline (`qsim trace`): what a run does, as typed records, for a
+ * receiver set in struct sim (off, it costs one test per record).  @cpu
+ * is the engine cpu (the vCPU); a and b as below.
+ */
+enum sim_tl_kind {
+	SIM_TL_DISPATCHING, /* a: pCPU; its dispatch latency begins */
+	SIM_TL_RUN,	    /* a: pCPU; it runs there */
+	SIM_TL_STOP,	  /* a: pCPU, b: 1 idle (ceded, halted), 0 preempted */
+	SIM_TL_LOCK_WAIT, /* a: lock, b: 1 as a reader */
+	SIM_TL_LOCK_HOLD, /* a: lock, b: 1 as a reader */
+	SIM_TL_LOCK_RELEASE, /* a: lock */
+	SIM_TL_HCALL,	     /* a: enum sim_tl_hcall, b: target vCPU or -1 */
+	SIM_TL_SLEEP,	     /* a: 1 a KVM halt, 0 H_CEDE */
+	SIM_TL_WAKE,	     /* a: the waker's cpu, -1 an interrupt or timer */
+};
+
+enum sim_tl_hcall {
+	SIM_TL_CONFER,
+	SIM_TL_PROD,
+	SIM_TL_KICK,
+};
+
+typedef void (*sim_tl_fn)(void *data, sim_time_t t, enum sim_tl_kind k,
+			  int32_t cpu, int64_t a, int64_t b);
+
 /* Observer of dispatch changes (lock-holder preemption metrics). */
 typedef void (*sim_dispatch_hook)(void *data, struct sim_cpu *cpu, bool on,
 				  sim_time_t t);
@@ -301,6 +327,8 @@ struct sim {
 	sim_dispatch_hook dispatch_hook;
 	sim_violation_hook violation_hook;
 	void *hook_data;
+	sim_tl_fn tl_fn; /* the timeline's receiver, or NULL */
+	void *tl_data;
 	/*
 	 * The guard against runs that stop advancing: a host-time deadline
 	 * (0: none), read every SIM_GUARD_EVERY accesses of a cpu and
@@ -335,6 +363,14 @@ struct sim {
 	uint32_t slow_busy[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
 	uint32_t slow_low[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
 };
+
+/* One timeline record (sim_tl_kind), if anyone listens. */
+static inline void sim_tl(struct sim *s, sim_time_t t, enum sim_tl_kind k,
+			  int32_t cpu, int64_t a, int64_t b)
+{
+	if (G_UNLIKELY(s->tl_fn))
+		s->tl_fn(s->tl_data, t, k, cpu, a, b);
+}
 
 void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	      const struct sim_cost *cost, const struct sim_topo *topo,

@@ -370,6 +370,8 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		l->st.long_holds++;
 	}
 	wait_begin(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx,
+	       read);
 	sim_cpu_trace(c,
 		      read ? "read_lock(%" PRId64 ")%.0" PRId64
 			   : "lock(%" PRId64 ")%.0" PRId64,
@@ -380,11 +382,15 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		w->ops->lock(l->addr);
 	sim_cpu_sync(c);
 	acquired(w, l, v, read, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_HOLD, (int32_t)c->id, l->idx,
+	       read);
 	sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")", l->idx,
 		      read);
 	sim_cpu_point(c, SIM_POINT_CS);
 	sim_cpu_work(c, hold);
 	released(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
+	       0);
 	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
 	if (read)
 		w->ops->read_unlock(l->addr);

@@ -377,6 +377,12 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error)
 {
+	return qsim_model_run_tl(cfg, res, NULL, NULL, error);
+}
+
+bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
+		       sim_tl_fn tl_fn, void *tl_data, GError **error)
+{
 	struct run *r = g_new0(struct run, 1);
 	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
 					   ? lk_find_mutant(cfg->mutant)
@@ -607,6 +613,8 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	}
 
 	r->sim.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
+	r->sim.tl_fn = tl_fn;
+	r->sim.tl_data = tl_data;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
 	if (cfg->warmup_ps)
 		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);

@@ -128,6 +128,9 @@ struct qsim_results {
 /* Run @cfg.  Returns false only on internal errors (@error set). */
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error);
+/* The same, with every timeline record (sim/engine.h) sent to @tl_fn. */
+bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
+		       sim_tl_fn tl_fn, void *tl_data, GError **error);
 void qsim_results_clear(struct qsim_results *res);
 /* Exit code per docs/cli.md: 0 ok, 2 violation. */
 int qsim_results_exit_code(const struct qsim_results *res);

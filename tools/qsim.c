@@ -6,6 +6,7 @@
  */
 #include <glib.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "tools/bench.h"
 #include "tools/validate.h"
 #include "tools/compare.h"
+#include "tools/trace.h"
 
 enum {
 	EXIT_OK = 0,
@@ -803,6 +805,153 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	return compare_main(&o, stdout);
 }
 
+/* A time option: a value with a unit, or an error naming @opt. */
+static bool parse_time_opt(const char *what, const char *opt, const char *v,
+			   sim_time_t *t)
+{
+	if (v && !sim_parse_time(v, t)) {
+		fprintf(stderr,
+			"%s: %s '%s': a time with a unit (ps, ns, us, ms, "
+			"s)\n",
+			what, opt, v);
+		return false;
+	}
+	return true;
+}
+
+/* The resolved scenario of stored run @id (the same run again). */
+static struct qsim_config *stored_scenario(const char *db, const char *id_s,
+					   GError **error)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *q = NULL;
+	struct qsim_config *cfg = NULL;
+	uint64_t id;
+
+	if (!cfg_parse_u64(id_s, &id)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--run '%s': a run id", id_s);
+		return NULL;
+	}
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h,
+			       "SELECT scenario_path, params, binary_sha256 "
+			       "FROM runs WHERE id = ?",
+			       -1, &q, NULL) != SQLITE_OK) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: cannot read the results database: %s", db,
+			    sqlite3_errmsg(h));
+	} else {
+		sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+		if (sqlite3_step(q) != SQLITE_ROW) {
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+				    "%s: no run %" PRIu64, db, id);
+		} else {
+			const char *bin =
+				(const char *)sqlite3_column_text(q, 2);
+
+			if (!bin || strcmp(bin, store_binary_sha256()))
+				fprintf(stderr,
+					"qsim trace: run %" PRIu64 " was made "
+					"by another qsim binary: the trace "
+					"may differ from it\n",
+					id);
+			cfg = cfg_load_text(
+				(const char *)sqlite3_column_text(q, 0),
+				(const char *)sqlite3_column_text(q, 1), NULL,
+				error);
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return cfg;
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+	g_autofree char *seed = NULL, *variant = NULL, *db = NULL;
+	g_autofree char *run = NULL, *from = NULL, *to = NULL, *out = NULL;
+	g_auto(GStrv) sets = NULL, files = NULL;
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		"FILE.ini | --run ID - a run's timeline for the Perfetto UI");
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(qsim_config) cfg = NULL;
+	struct trace_opts o = {0};
+	struct trace_result res;
+	char b1[32], b2[32];
+	GOptionEntry entries[] = {
+		{"seed", 0, 0, G_OPTION_ARG_STRING, &seed,
+		 "seed of the run (overrides run.seed)", "N"},
+		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+		 "override one scenario key", "SECTION.KEY=VALUE"},
+		{"variant", 0, 0, G_OPTION_ARG_STRING, &variant,
+		 "of a validation case: this [variant]", "NAME"},
+		{"run", 0, 0, G_OPTION_ARG_STRING, &run,
+		 "trace stored run ID again (from --db)", "ID"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "results database of --run (default results.db)", "PATH"},
+		{"from", 0, 0, G_OPTION_ARG_STRING, &from,
+		 "window start (default: the end of the warm-up)", "TIME"},
+		{"to", 0, 0, G_OPTION_ARG_STRING, &to,
+		 "window end (default: 1ms after its start)", "TIME"},
+		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+		 "the JSON file (default trace.json; - for stdout)", "FILE"},
+		{G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files,
+		 NULL, NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "qsim trace: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	if (!run == !(files && files[0] && !files[1])) {
+		fprintf(stderr, "qsim trace: give one scenario file or --run "
+				"ID\n");
+		return EXIT_INPUT;
+	}
+	if (!parse_time_opt("qsim trace", "--from", from, &o.from_ps) ||
+	    !parse_time_opt("qsim trace", "--to", to, &o.to_ps))
+		return EXIT_INPUT;
+	o.from_set = from != NULL;
+	o.out = out ? out : "trace.json";
+	if (run) {
+		cfg = stored_scenario(db ? db : "results.db", run, &err);
+	} else {
+		for (char **s = sets; s && *s; s++)
+			g_ptr_array_add(all, g_strdup(*s));
+		if (!add_seed(all, seed)) {
+			fprintf(stderr,
+				"qsim trace: --seed '%s': a whole "
+				"number\n",
+				seed);
+			return EXIT_INPUT;
+		}
+		g_ptr_array_add(all, NULL);
+		cfg = load_scenario(files[0], variant, (char **)all->pdata,
+				    &err);
+	}
+	if (!cfg) {
+		fprintf(stderr, "qsim trace: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	catch_signals();
+	if (!trace_run(cfg, &o, &res, &err)) {
+		fprintf(stderr, "qsim trace: %s\n", err->message);
+		return err->domain == G_OPTION_ERROR ? EXIT_INPUT
+						     : EXIT_INTERNAL;
+	}
+	fprintf(strcmp(o.out, "-") ? stdout : stderr,
+		"qsim trace: %" PRIu64 " trace events from %s to %s in %s; "
+		"open it in the Perfetto UI (https://ui.perfetto.dev, "
+		"\"Open trace file\") or chrome://tracing\n",
+		res.events, sim_format_time(res.from_ps, b1, sizeof(b1)),
+		sim_format_time(res.to_ps, b2, sizeof(b2)), o.out);
+	return EXIT_OK;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *json = NULL, *only = NULL, *compare = NULL;
@@ -917,6 +1066,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1, false);
 	if (strcmp(argv[1], "sweep") == 0)
 		return cmd_compare(argc - 1, argv + 1, true);
+	if (strcmp(argv[1], "trace") == 0)
+		return cmd_trace(argc - 1, argv + 1);
 	if (strcmp(argv[1], "merge") == 0)
 		return cmd_import(argc - 1, argv + 1, true);
 	if (strcmp(argv[1], "check-config") == 0)
