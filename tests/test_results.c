@@ -64,6 +64,23 @@ static int64_t db_int(const char *path, const char *sql)
 	return v;
 }
 
+/* The same, -1 if the file cannot answer yet (being created). */
+static int64_t db_int_try(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
 static const char *scenario(void)
 {
 	static char *p;
@@ -74,7 +91,8 @@ static const char *scenario(void)
 	return p;
 }
 
-/* A stored run with tag @tag whose one lock ran at @tput op/s. */
+/* A stored run with tag @tag whose one lock ran at @tput op/s, with
+ * [machine] overcommit = 1 for tag a, else 2. */
 static void fake_run(sqlite3 *db, const char *tag, double tput)
 {
 	g_autofree char *sql = g_strdup_printf(
@@ -87,8 +105,10 @@ static void fake_run(sqlite3 *db, const char *tag, double tput)
 		"4, 2, 2.0, 1000, 0, 1000, 'ok', 'qsim run s.ini', 0, 0, 0, "
 		"1.0, '%s');"
 		"INSERT INTO lock_results (run_id, lock, throughput) VALUES "
-		"(last_insert_rowid(), 0, %.17g);",
-		tag, tput);
+		"(last_insert_rowid(), 0, %.17g);"
+		"INSERT INTO params (run_id, section, key, value) VALUES "
+		"((SELECT MAX(id) FROM runs), 'machine', 'overcommit', '%s');",
+		tag, tput, strcmp(tag, "a") ? "2" : "1");
 
 	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 }
@@ -220,6 +240,30 @@ START_TEST(test_compare_where_fresh)
 	ck_assert_msg(strstr(out, "where lock.type=ticket;run.seed=2: 1 run"),
 		      "%s", out);
 	ck_assert_msg(strstr(out, "too few runs"), "%s", out);
+	/* the other figures, from these runs */
+	{
+		g_autofree char *cdf = in_dir("cdf.svg");
+		g_autofree char *bars = in_dir("bars.png");
+		GStatBuf sb;
+
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "cdf", "--db", path,
+				      "--run", "1", "--run", "3", "-o", cdf,
+				      NULL),
+				 0);
+		ck_assert_msg(!*err, "%s", err);
+		ck_assert(g_stat(cdf, &sb) == 0 && sb.st_size > 1000);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "fairness", "--db",
+				      path, "--run", "2", "-o", bars, NULL),
+				 0);
+		ck_assert_msg(!*err, "%s", err);
+		ck_assert(g_stat(bars, &sb) == 0 && sb.st_size > 1000);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "fairness", "--db",
+				      path, "--run", "99", "-o", bars, NULL),
+				 1);
+	}
 }
 END_TEST
 
@@ -261,7 +305,7 @@ START_TEST(test_sweep_resume)
 	for (int i = 0; i < 3000 && n1 < 2; i++) {
 		g_usleep(10000);
 		if (g_file_test(path, G_FILE_TEST_EXISTS))
-			n1 = db_int(path, "SELECT COUNT(*) FROM runs");
+			n1 = db_int_try(path, "SELECT COUNT(*) FROM runs");
 	}
 	kill(pid, SIGINT);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);

@@ -99,6 +99,17 @@ static struct variant *variant_new(char *label)
 	return v;
 }
 
+const char *compare_metric_sql(const char *name, const char **unit)
+{
+	for (unsigned int m = 0; m < NM; m++)
+		if (strcmp(metrics[m].name, name) == 0) {
+			if (unit)
+				*unit = metrics[m].unit;
+			return metrics[m].sql;
+		}
+	return NULL;
+}
+
 static int metric_find(const char *name)
 {
 	for (unsigned int m = 0; m < NM; m++)
@@ -107,7 +118,7 @@ static int metric_find(const char *name)
 	return -1;
 }
 
-static char *metric_names(void)
+char *compare_metric_names(void)
 {
 	GString *s = g_string_new(NULL);
 
@@ -289,50 +300,58 @@ static struct variant *fresh_variant(const struct compare_opts *o,
 	return v;
 }
 
+bool compare_where_sql(const char *tag, const char *where, GString *cond,
+		       GPtrArray *binds, GError **error)
+{
+	if (tag) {
+		g_string_append_printf(cond, "%sr.tag = ?",
+				       cond->len ? " AND " : "");
+		g_ptr_array_add(binds, g_strdup(tag));
+		return true;
+	}
+	g_auto(GStrv) parts = g_strsplit(where, ";", -1);
+	bool any = false;
+
+	for (char **p = parts; *p; p++) {
+		g_autofree char *k = NULL, *val = NULL;
+		char *dot;
+
+		g_strstrip(*p);
+		if (!**p)
+			continue;
+		if (!split_setting(*p, &k, &val, error))
+			return false;
+		dot = strchr(k, '.');
+		*dot = '\0';
+		g_string_append_printf(cond,
+				       "%sEXISTS (SELECT 1 FROM params p WHERE "
+				       "p.run_id = r.id AND p.section = ? AND "
+				       "p.key = ? AND p.value = ?)",
+				       cond->len ? " AND " : "");
+		g_ptr_array_add(binds, g_strdup(k));
+		g_ptr_array_add(binds, g_strdup(dot + 1));
+		g_ptr_array_add(binds, g_strdup(val));
+		any = true;
+	}
+	if (!any) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--where '%s': no condition", where);
+		return false;
+	}
+	return true;
+}
+
 /* A stored group by tag, or by "sec.key=value;..." of resolved keys. */
 static struct variant *stored_variant(const char *tag, const char *where,
 				      GError **error)
 {
-	struct variant *v;
 	g_autoptr(GString) cond = g_string_new(NULL);
 	GPtrArray *binds = g_ptr_array_new_with_free_func(g_free);
+	struct variant *v;
 
-	if (tag) {
-		g_string_append(cond, "r.tag = ?");
-		g_ptr_array_add(binds, g_strdup(tag));
-	} else {
-		g_auto(GStrv) parts = g_strsplit(where, ";", -1);
-
-		for (char **p = parts; *p; p++) {
-			g_autofree char *k = NULL, *val = NULL;
-			char *dot;
-
-			g_strstrip(*p);
-			if (!**p)
-				continue;
-			if (!split_setting(*p, &k, &val, error)) {
-				g_ptr_array_free(binds, TRUE);
-				return NULL;
-			}
-			dot = strchr(k, '.');
-			*dot = '\0';
-			g_string_append_printf(
-				cond,
-				"%sEXISTS (SELECT 1 FROM params p WHERE "
-				"p.run_id = r.id AND p.section = ? AND p.key "
-				"= ? AND p.value = ?)",
-				cond->len ? " AND " : "");
-			g_ptr_array_add(binds, g_strdup(k));
-			g_ptr_array_add(binds, g_strdup(dot + 1));
-			g_ptr_array_add(binds, g_strdup(val));
-		}
-		if (!cond->len) {
-			g_set_error(error, G_OPTION_ERROR,
-				    G_OPTION_ERROR_BAD_VALUE,
-				    "--where '%s': no condition", where);
-			g_ptr_array_free(binds, TRUE);
-			return NULL;
-		}
+	if (!compare_where_sql(tag, where, cond, binds, error)) {
+		g_ptr_array_free(binds, TRUE);
+		return NULL;
 	}
 	v = variant_new(tag ? g_strdup_printf("tag %s", tag)
 			    : g_strdup_printf("where %s", where));
@@ -760,7 +779,7 @@ static bool parse_fail_if(const char *spec, int *m, double *limit,
 		       end != p[2] && !*end)))
 		return true;
 	{
-		g_autofree char *names = metric_names();
+		g_autofree char *names = compare_metric_names();
 
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "--fail-if '%s': expected METRIC:worse or "
@@ -774,7 +793,7 @@ static bool check_input(const struct compare_opts *o, GError **error)
 {
 	for (char **m = o->metrics; m && *m; m++)
 		if (metric_find(*m) < 0) {
-			g_autofree char *names = metric_names();
+			g_autofree char *names = compare_metric_names();
 
 			g_set_error(error, G_OPTION_ERROR,
 				    G_OPTION_ERROR_BAD_VALUE,

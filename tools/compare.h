@@ -51,4 +51,13 @@ int compare_main(const struct compare_opts *o, FILE *out);
 bool compare_grid_values(const char *spec, char **key, GPtrArray *values,
 			 GError **error);
 
+/* A metric's query (?1: a run id) and unit; NULL if there is none. */
+const char *compare_metric_sql(const char *name, const char **unit);
+/* "throughput, work, ...": every metric (a new string). */
+char *compare_metric_names(void);
+/* Append to @cond (a condition on runs r) the runs with tag @tag, or with
+ * the resolved values of @where ("sec.key=value;..."), binding @binds. */
+bool compare_where_sql(const char *tag, const char *where, GString *cond,
+		       GPtrArray *binds, GError **error);
+
 #endif

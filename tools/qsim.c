@@ -24,6 +24,7 @@
 #include "tools/validate.h"
 #include "tools/compare.h"
 #include "tools/trace.h"
+#include "tools/plot.h"
 
 enum {
 	EXIT_OK = 0,
@@ -952,6 +953,85 @@ static int cmd_trace(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int cmd_plot(int argc, char **argv)
+{
+	g_autofree char *db = NULL, *out = NULL, *x = NULL, *by = NULL;
+	g_autofree char *metric = NULL, *title = NULL;
+	g_auto(GStrv) tags = NULL, wheres = NULL, runs = NULL, rest = NULL;
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		"sweep|cdf|fairness - figures from the store (gnuplot)");
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	struct plot_opts o = {0};
+	GOptionEntry entries[] = {
+		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+		 "the figure: FILE.png or FILE.svg (its script: FILE.gp)",
+		 "FILE"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "results database (default results.db)", "PATH"},
+		{"x", 0, 0, G_OPTION_ARG_STRING, &x, "sweep: the swept key",
+		 "SECTION.KEY"},
+		{"by", 0, 0, G_OPTION_ARG_STRING, &by,
+		 "sweep: one line per value of this key", "SECTION.KEY"},
+		{"metric", 0, 0, G_OPTION_ARG_STRING, &metric,
+		 "sweep: what to plot (default throughput)", "NAME"},
+		{"tagged", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tags,
+		 "sweep: only runs with this tag", "TAG"},
+		{"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &wheres,
+		 "sweep: only runs with these resolved values",
+		 "SEC.KEY=VALUE;..."},
+		{"run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &runs,
+		 "cdf, fairness: a run (repeat for cdf)", "ID"},
+		{"title", 0, 0, G_OPTION_ARG_STRING, &title,
+		 "the figure's title", "TEXT"},
+		{G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest,
+		 NULL, NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+	int rc;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "qsim plot: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	if (!rest || !rest[0] || rest[1]) {
+		fprintf(stderr, "qsim plot: give one of sweep, cdf, "
+				"fairness\n");
+		return EXIT_INPUT;
+	}
+	for (char **r = runs; r && *r; r++) {
+		uint64_t v;
+		int64_t id;
+
+		if (!cfg_parse_u64(*r, &v) || v > INT64_MAX) {
+			fprintf(stderr, "qsim plot: --run '%s': a run id\n",
+				*r);
+			return EXIT_INPUT;
+		}
+		id = (int64_t)v;
+		g_array_append_val(ids, id);
+	}
+	o.kind = rest[0];
+	o.db = db ? db : "results.db";
+	o.out = out;
+	o.x = x;
+	o.by = by;
+	o.metric = metric;
+	o.tags = tags;
+	o.wheres = wheres;
+	o.runs = (int64_t *)ids->data;
+	o.nruns = ids->len;
+	o.title = title;
+	rc = plot_main(&o, &err);
+	if (rc)
+		fprintf(stderr, "qsim plot: %s\n", err->message);
+	else
+		printf("qsim plot: %s (its gnuplot script: %s.gp)\n", o.out,
+		       o.out);
+	return rc;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *json = NULL, *only = NULL, *compare = NULL;
@@ -1066,6 +1146,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1, false);
 	if (strcmp(argv[1], "sweep") == 0)
 		return cmd_compare(argc - 1, argv + 1, true);
+	if (strcmp(argv[1], "plot") == 0)
+		return cmd_plot(argc - 1, argv + 1);
 	if (strcmp(argv[1], "trace") == 0)
 		return cmd_trace(argc - 1, argv + 1);
 	if (strcmp(argv[1], "merge") == 0)
