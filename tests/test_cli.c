@@ -299,8 +299,8 @@ START_TEST(test_bench_compare)
 		-1, NULL));
 	g_array_set_size(before, 0);
 	ck_assert(!bench_read_json(bad, before, &e));
-	ck_assert_msg(strstr(e->message, ":3: scenario x-1 has no readable "
-					 "\"host_s\""),
+	ck_assert_msg(strstr(e->message, ": case 1: scenario x-1 has no "
+					 "readable \"host_s\""),
 		      "%s", e->message);
 	ck_assert(strstr(e->message, bad));
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -284,54 +285,62 @@ static double best_of(double (*fn)(void), unsigned int repeat)
 	return best;
 }
 
-/* The number after "key": on @line, or false. */
-static bool json_number(const char *line, const char *key, double *v)
+/* Member @key of case @o as a number >= 0, or false. */
+static bool json_number(JsonObject *o, const char *key, double *v)
 {
-	g_autofree char *pat = g_strdup_printf("\"%s\": ", key);
-	const char *p = strstr(line, pat);
-	char *end;
+	JsonNode *n = json_object_get_member(o, key);
 
-	if (!p)
+	if (!n || JSON_NODE_TYPE(n) != JSON_NODE_VALUE ||
+	    (json_node_get_value_type(n) != G_TYPE_DOUBLE &&
+	     json_node_get_value_type(n) != G_TYPE_INT64))
 		return false;
-	p += strlen(pat);
-	errno = 0;
-	*v = strtod(p, &end);
-	return end != p && errno != ERANGE && *v >= 0;
+	*v = json_node_get_double(n);
+	return *v >= 0;
 }
 
 bool bench_read_json(const char *path, GArray *rows, GError **err)
 {
-	g_autofree char *text = NULL;
-	g_auto(GStrv) lines = NULL;
+	g_autoptr(JsonParser) p = json_parser_new();
 	static const char *const keys[] = {"sim_s", "host_s", "events",
 					   "acquisitions"};
+	JsonNode *root;
+	JsonArray *cases = NULL;
 
-	if (!g_file_get_contents(path, &text, NULL, err))
+	if (!json_parser_load_from_file(p, path, err)) {
+		g_prefix_error(err, "%s: ", path);
 		return false;
-	lines = g_strsplit(text, "\n", -1);
-	for (guint i = 0; lines[i]; i++) {
-		const char *p = strstr(lines[i], "{\"name\": \"");
+	}
+	root = json_parser_get_root(p);
+	if (root && JSON_NODE_HOLDS_OBJECT(root) &&
+	    json_object_has_member(json_node_get_object(root), "cases"))
+		cases = json_object_get_array_member(json_node_get_object(root),
+						     "cases");
+	for (guint i = 0; cases && i < json_array_get_length(cases); i++) {
+		JsonNode *cn = json_array_get_element(cases, i);
+		JsonObject *c = JSON_NODE_HOLDS_OBJECT(cn)
+					? json_node_get_object(cn)
+					: NULL;
+		const char *name =
+			c && json_object_has_member(c, "name")
+				? json_object_get_string_member(c, "name")
+				: NULL;
 		struct bench_row r;
 		double v[G_N_ELEMENTS(keys)];
-		const char *q;
 
-		if (!p)
-			continue;
 		memset(&r, 0, sizeof(r));
-		p += strlen("{\"name\": \"");
-		q = strchr(p, '"');
-		if (!q || q == p || (size_t)(q - p) >= sizeof(r.name)) {
+		if (!name || !*name || strlen(name) >= sizeof(r.name)) {
 			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-				    "%s:%u: a scenario without a readable name",
+				    "%s: case %u: a scenario without a "
+				    "readable name",
 				    path, i + 1);
 			return false;
 		}
-		memcpy(r.name, p, (size_t)(q - p));
+		strcpy(r.name, name);
 		for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
-			if (!json_number(lines[i], keys[k], &v[k])) {
+			if (!json_number(c, keys[k], &v[k])) {
 				g_set_error(err, G_FILE_ERROR,
 					    G_FILE_ERROR_INVAL,
-					    "%s:%u: scenario %s has no "
+					    "%s: case %u: scenario %s has no "
 					    "readable \"%s\"",
 					    path, i + 1, r.name, keys[k]);
 				return false;
@@ -393,18 +402,33 @@ void bench_print_compare(FILE *out, const GArray *before, const GArray *now)
 		n, exp(logsum / n), same, n);
 }
 
-static void json_case(FILE *j, const struct bench_case *c,
-		      const struct bench_fig *f, bool first)
+static void json_case(JsonBuilder *b, const struct bench_case *c,
+		      const struct bench_fig *f)
 {
-	fprintf(j,
-		"%s\n    {\"name\": \"%s\", \"group\": \"%s\", \"lock\": "
-		"\"%s\", \"vcpus\": %u, \"pcpus\": %u, \"cs\": \"%s\", "
-		"\"sim_s\": %.6f, \"host_s\": %.6f, \"events\": %" PRIu64
-		", \"switches\": %" PRIu64 ", \"acquisitions\": %" PRIu64
-		", \"rss_kib\": %ld, \"status\": %d}",
-		first ? "" : ",", c->name, c->group, c->lock, c->vcpus,
-		c->pcpus, c->cs, f->sim_s, f->host_s, f->events, f->switches,
-		f->acquisitions, f->rss_kib, f->status);
+	json_builder_begin_object(b);
+#define JS(k, v)                            \
+	json_builder_set_member_name(b, k); \
+	json_builder_add_string_value(b, v)
+#define JI(k, v)                            \
+	json_builder_set_member_name(b, k); \
+	json_builder_add_int_value(b, (gint64)(v))
+#define JD(k, v)                            \
+	json_builder_set_member_name(b, k); \
+	json_builder_add_double_value(b, v)
+	JS("name", c->name);
+	JS("group", c->group);
+	JS("lock", c->lock);
+	JI("vcpus", c->vcpus);
+	JI("pcpus", c->pcpus);
+	JS("cs", c->cs);
+	JD("sim_s", f->sim_s);
+	JD("host_s", f->host_s);
+	JI("events", f->events);
+	JI("switches", f->switches);
+	JI("acquisitions", f->acquisitions);
+	JI("rss_kib", f->rss_kib);
+	JI("status", f->status);
+	json_builder_end_object(b);
 }
 
 int bench_main(const struct bench_opts *o, FILE *out)
@@ -587,21 +611,35 @@ int bench_main(const struct bench_opts *o, FILE *out)
 	}
 
 	if (j) {
-		fprintf(j,
-			"{\n  \"quick\": %s,\n  \"host_lock_pair_ns\": %.3f,\n"
-			"  \"coro_switch_ns\": %.3f,\n  \"event_ns\": %.3f,\n"
-			"  \"cases\": [",
-			o->quick ? "true" : "false", pair, sw, ev);
-		for (guint i = 0, first = 1; i < cases->len; i++) {
+		g_autoptr(JsonBuilder) b = json_builder_new();
+		g_autoptr(JsonGenerator) g = json_generator_new();
+		g_autoptr(JsonNode) root = NULL;
+		g_autofree char *text = NULL;
+
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "quick");
+		json_builder_add_boolean_value(b, o->quick);
+		JD("host_lock_pair_ns", pair);
+		JD("coro_switch_ns", sw);
+		JD("event_ns", ev);
+		json_builder_set_member_name(b, "cases");
+		json_builder_begin_array(b);
+		for (guint i = 0; i < cases->len; i++) {
 			const struct bench_case *c =
 				&g_array_index(cases, struct bench_case, i);
 
 			if (o->only && !strstr(c->name, o->only))
 				continue;
-			json_case(j, c, &figs[i], first);
-			first = 0;
+			json_case(b, c, &figs[i]);
 		}
-		fprintf(j, "\n  ]\n}\n");
+		json_builder_end_array(b);
+		json_builder_end_object(b);
+		root = json_builder_get_root(b);
+		json_generator_set_root(g, root);
+		json_generator_set_pretty(g, TRUE);
+		text = json_generator_to_data(g, NULL);
+		fputs(text, j);
+		fputc('\n', j);
 		fclose(j);
 	}
 	g_free(figs);

@@ -4,6 +4,7 @@
  * Exit codes (docs/cli.md): 0 ok, 1 bad usage or input, 2 a model
  * violation found, 3 internal error.
  */
+#include <errno.h>
 #include <glib.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -25,6 +26,7 @@
 #include "tools/compare.h"
 #include "tools/trace.h"
 #include "tools/plot.h"
+#include "tools/export.h"
 
 enum {
 	EXIT_OK = 0,
@@ -38,8 +40,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: qsim COMMAND [ARGS]\n"
 		"\n"
-		"  run FILE.ini [--seed N] [--set section.key=value]... "
+		"  run FILE.ini|- [--seed N] [--set section.key=value]... "
 		"[--db PATH] [--no-store]\n"
+		"      [--tag TAG] [--quiet | --json]\n"
 		"        simulate a scenario, print a summary, store every "
 		"figure (default results.db)\n"
 		"  torture [--lock NAME] [--mapping NAME] [--mutant NAME] "
@@ -55,15 +58,40 @@ static void usage(FILE *out)
 		"[--dir DIR] [--markdown FILE]\n"
 		"        simulated against published figures "
 		"(scenarios/validation)\n"
+		"  compare [FILE.ini...] [--vary K=V1,V2] [--tagged T] "
+		"[--where K=V;...] [--seeds N]\n"
+		"          [--fail-if METRIC:worse[:PCT]] [--json F] [--csv "
+		"F]\n"
+		"        variants over seeds: means, 95%% intervals, a "
+		"verdict\n"
+		"  sweep FILE.ini --grid K=V1,V2|LO..HI:STEP... [--seeds N] "
+		"[--jobs J] [--emit-jobs DIR]\n"
+		"        a grid of key values over seeds, resumable; or jobs "
+		"for GNU parallel and Slurm\n"
+		"  report [RUN...] [--tagged T] [--where ...] [--last N] "
+		"[--lkml]\n"
+		"        stored runs as a table\n"
+		"  export [RUN...] [--format csv|json] [--table NAME] [-o "
+		"FILE]\n"
+		"        stored runs as CSV or JSON\n"
+		"  plot sweep|cdf|fairness -o FILE.png|FILE.svg [--x K] [--by "
+		"K] [--run ID]...\n"
+		"        figures from the store, drawn by gnuplot\n"
+		"  trace FILE.ini|--run ID [--from T] [--to T] [-o FILE]\n"
+		"        a run's timeline for the Perfetto UI\n"
 		"  import FILE.db... [--db PATH]\n"
 		"        add the runs of other qsim databases (a run saved "
 		"beside a busy one)\n"
+		"  merge OUT.db IN.db...\n"
+		"        merge databases, each run once\n"
 		"  check-config FILE.ini [--set section.key=value]...\n"
 		"        validate a scenario and print its resolved "
 		"parameters\n"
-		"  list [locks|policies|presets|mutants|keys]\n"
+		"  list [locks|policies|presets|mappings|mutants|keys "
+		"[SECTION]]\n"
 		"        what can be simulated, with parameters and defaults\n"
-		"  version\n"
+		"  version, -V\n"
+		"  help COMMAND, COMMAND --help\n"
 		"\n"
 		"exit codes: 0 ok, 1 bad usage or input, 2 model violation, "
 		"3 internal error\n"
@@ -1032,6 +1060,96 @@ static int cmd_plot(int argc, char **argv)
 	return rc;
 }
 
+/* `qsim report` and `qsim export`: one parser, export.c does the rest. */
+static int cmd_export(int argc, char **argv, bool report)
+{
+	g_autofree char *db = NULL, *format = NULL, *table = NULL;
+	g_autofree char *out = NULL;
+	g_auto(GStrv) tags = NULL, wheres = NULL, rest = NULL;
+	gint last = 0;
+	gboolean lkml = FALSE;
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		report ? "[RUN...] - stored runs as a table"
+		       : "[RUN...] - stored runs as CSV or JSON");
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	struct export_opts o = {0};
+	GOptionEntry common[] = {
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "results database (default results.db)", "PATH"},
+		{"tagged", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tags,
+		 "only runs with this tag", "TAG"},
+		{"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &wheres,
+		 "only runs with these resolved values", "SEC.KEY=VALUE;..."},
+		{"last", 0, 0, G_OPTION_ARG_INT, &last,
+		 report ? "the last N runs (default 20)"
+			: "the last N runs (default all)",
+		 "N"},
+		{G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest,
+		 NULL, NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+	GOptionEntry rep[] = {
+		{"lkml", 0, 0, G_OPTION_ARG_NONE, &lkml,
+		 "each run's locktest lines too", NULL},
+		G_OPTION_ENTRY_NULL,
+	};
+	GOptionEntry exp[] = {
+		{"format", 0, 0, G_OPTION_ARG_STRING, &format,
+		 "csv (default) or json", "FORMAT"},
+		{"table", 0, 0, G_OPTION_ARG_STRING, &table,
+		 "CSV of runs (default), locks, vcpus, params or counters",
+		 "NAME"},
+		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+		 "write here (default stdout)", "FILE"},
+		G_OPTION_ENTRY_NULL,
+	};
+	const char *what = report ? "qsim report" : "qsim export";
+	FILE *f = stdout;
+	int rc;
+
+	g_option_context_add_main_entries(ctx, common, NULL);
+	g_option_context_add_main_entries(ctx, report ? rep : exp, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return EXIT_INPUT;
+	}
+	for (char **r = rest; r && *r; r++) {
+		uint64_t v;
+		int64_t id;
+
+		if (!cfg_parse_u64(*r, &v) || v > INT64_MAX) {
+			fprintf(stderr, "%s: '%s': a run id\n", what, *r);
+			return EXIT_INPUT;
+		}
+		id = (int64_t)v;
+		g_array_append_val(ids, id);
+	}
+	if (last < 0) {
+		fprintf(stderr, "%s: --last %d: a whole number\n", what, last);
+		return EXIT_INPUT;
+	}
+	o.db = db ? db : "results.db";
+	o.ids = (int64_t *)ids->data;
+	o.nids = ids->len;
+	o.tags = tags;
+	o.wheres = wheres;
+	o.last = (unsigned int)last;
+	o.lkml = lkml;
+	o.format = format;
+	o.table = table;
+	if (out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "%s: %s: %s\n", what, out, g_strerror(errno));
+		return EXIT_INPUT;
+	}
+	rc = report ? report_main(&o, f, &err) : export_main(&o, f, &err);
+	if (f != stdout)
+		fclose(f);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", what, err->message);
+	return rc ? EXIT_INPUT : EXIT_OK;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	g_autofree char *json = NULL, *only = NULL, *compare = NULL;
@@ -1146,6 +1264,10 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1, false);
 	if (strcmp(argv[1], "sweep") == 0)
 		return cmd_compare(argc - 1, argv + 1, true);
+	if (strcmp(argv[1], "report") == 0)
+		return cmd_export(argc - 1, argv + 1, true);
+	if (strcmp(argv[1], "export") == 0)
+		return cmd_export(argc - 1, argv + 1, false);
 	if (strcmp(argv[1], "plot") == 0)
 		return cmd_plot(argc - 1, argv + 1);
 	if (strcmp(argv[1], "trace") == 0)

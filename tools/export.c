@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qsim report and qsim export; see export.h.  Every value comes from the
+ * store as SQLite gives it: a column's name is the export's name, so the
+ * units are the ones the columns say (docs/database.md).
+ */
+#include <json-glib/json-glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "tools/compare.h"
+#include "tools/export.h"
+#include "tools/report.h"
+
+#define EXPORT_ERROR (g_quark_from_static_string("qsim-export"))
+
+static bool db_fail(sqlite3 *db, const char *path, GError **error)
+{
+	g_set_error(error, EXPORT_ERROR, 1, "%s: %s", path, sqlite3_errmsg(db));
+	return false;
+}
+
+static sqlite3 *open_db(const char *path, GError **error)
+{
+	sqlite3 *db = NULL;
+
+	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR) ||
+	    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
+		    SQLITE_OK) {
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "%s: cannot open the results database", path);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* The ids of the selected runs, oldest first. */
+static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
+			   unsigned int last, GError **error)
+{
+	g_autoptr(GString) cond = g_string_new(NULL);
+	g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *sql = NULL;
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	sqlite3_stmt *q;
+
+	for (char **t = o->tags; t && *t; t++)
+		if (!compare_where_sql(*t, NULL, cond, binds, error))
+			goto bad;
+	for (char **w = o->wheres; w && *w; w++)
+		if (!compare_where_sql(NULL, *w, cond, binds, error))
+			goto bad;
+	if (o->nids) {
+		g_string_append_printf(cond, "%sr.id IN (",
+				       cond->len ? " AND " : "");
+		for (unsigned int i = 0; i < o->nids; i++)
+			g_string_append_printf(cond, "%s%" PRId64,
+					       i ? ", " : "", o->ids[i]);
+		g_string_append(cond, ")");
+	}
+	sql = g_strdup_printf("SELECT id FROM (SELECT r.id FROM runs r%s%s "
+			      "ORDER BY r.id DESC%s) ORDER BY id",
+			      cond->len ? " WHERE " : "", cond->str,
+			      last ? " LIMIT ?" : "");
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		db_fail(db, o->db, error);
+		goto bad;
+	}
+	for (guint b = 0; b < binds->len; b++)
+		sqlite3_bind_text(q, (int)b + 1, g_ptr_array_index(binds, b),
+				  -1, SQLITE_STATIC);
+	if (last)
+		sqlite3_bind_int(q, (int)binds->len + 1, (int)last);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+
+		g_array_append_val(ids, id);
+	}
+	sqlite3_finalize(q);
+	if (o->nids && ids->len != o->nids) {
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "%s: %u of the %u runs asked for are not there "
+			    "(or not selected)",
+			    o->db, o->nids - ids->len, o->nids);
+		goto bad;
+	}
+	return ids;
+bad:
+	g_array_free(ids, TRUE);
+	return NULL;
+}
+
+/* @ids as "1, 2, 3" for an IN list. */
+static char *id_list(GArray *ids)
+{
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < ids->len; i++)
+		g_string_append_printf(s, "%s%" PRId64, i ? ", " : "",
+				       g_array_index(ids, int64_t, i));
+	return g_string_free(s, FALSE);
+}
+
+/* @sql with its one "%s" replaced by @ids. */
+static char *with_ids(const char *sql, const char *ids)
+{
+	g_auto(GStrv) parts = g_strsplit(sql, "%s", 2);
+
+	return g_strconcat(parts[0], ids, parts[1] ? parts[1] : "", NULL);
+}
+
+static char *fmt_ns(double ns)
+{
+	if (ns >= 1e6)
+		return g_strdup_printf("%.2fms", ns / 1e6);
+	if (ns >= 1e3)
+		return g_strdup_printf("%.2fus", ns / 1e3);
+	return g_strdup_printf("%.0fns", ns);
+}
+
+static const char report_sql[] =
+	"SELECT r.id, substr(r.started_at, 1, 19), r.scenario_path, r.lock, "
+	"r.policy, r.overcommit, r.seed, r.status, "
+	"(SELECT SUM(throughput) FROM lock_results WHERE run_id = r.id), "
+	"(SELECT MAX(lat_p99_ns) FROM lock_results WHERE run_id = r.id), "
+	"(SELECT SUM(lhp_events) FROM lock_results WHERE run_id = r.id), "
+	"r.jain, r.vcpus, r.acq_min, r.acq_mean, r.acq_max, r.measured_ps, "
+	"r.replay, COALESCE(r.tag, ''), r.qsim_version "
+	"FROM runs r WHERE r.id IN (%s) ORDER BY r.id";
+
+/* locktest's two lines, as `qsim run` prints them. */
+static void lkml_lines(FILE *out, sqlite3_stmt *q)
+{
+	int64_t n = sqlite3_column_int64(q, 12);
+	g_autofree char *mn = report_thousands(sqlite3_column_int64(q, 13));
+	g_autofree char *me = report_thousands(
+		(int64_t)llround(sqlite3_column_double(q, 14)));
+	g_autofree char *mx = report_thousands(sqlite3_column_int64(q, 15));
+	double total = sqlite3_column_double(q, 8);
+	g_autofree char *tot = report_thousands((int64_t)llround(total));
+	g_autofree char *per =
+		report_thousands((int64_t)llround(n ? total / n : 0));
+
+	fprintf(out, "    Threads = %" PRId64 ", Min/Mean/Max = %s/%s/%s\n", n,
+		mn, me, mx);
+	fprintf(out, "    Total Rate = %s op/s; Percpu Rate = %s op/s\n", tot,
+		per);
+}
+
+int report_main(const struct export_opts *o, FILE *out, GError **error)
+{
+	sqlite3 *db = open_db(o->db, error);
+	g_autoptr(GArray) ids = NULL;
+	g_autofree char *list = NULL, *sql = NULL;
+	sqlite3_stmt *q;
+
+	if (!db)
+		return 1;
+	ids = select_runs(o, db, o->nids ? 0 : o->last ? o->last : 20, error);
+	if (!ids) {
+		sqlite3_close(db);
+		return 1;
+	}
+	if (!ids->len) {
+		fprintf(out, "%s: no runs selected\n", o->db);
+		sqlite3_close(db);
+		return 0;
+	}
+	list = id_list(ids);
+	sql = with_ids(report_sql, list);
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		db_fail(db, o->db, error);
+		sqlite3_close(db);
+		return 1;
+	}
+	fprintf(out,
+		"%5s  %-19s  %-24s %-13s %-8s %5s %5s %-9s %12s %9s %6s %7s\n",
+		"run", "started (UTC)", "scenario", "lock", "policy", "oc",
+		"seed", "status", "op/s", "p99", "LHP", "Jain");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		g_autofree char *base = g_path_get_basename(
+			(const char *)sqlite3_column_text(q, 2));
+		g_autofree char *tp = report_thousands(
+			(int64_t)llround(sqlite3_column_double(q, 8)));
+		g_autofree char *p99 = fmt_ns(sqlite3_column_double(q, 9));
+
+		fprintf(out,
+			"%5" PRId64 "  %-19s  %-24.24s %-13.13s %-8.8s %5.2f "
+			"%5" PRId64 " %-9.9s %12s %9s %6" PRId64 " %7.4f\n",
+			(int64_t)sqlite3_column_int64(q, 0),
+			sqlite3_column_text(q, 1), base,
+			sqlite3_column_text(q, 3), sqlite3_column_text(q, 4),
+			sqlite3_column_double(q, 5),
+			(int64_t)sqlite3_column_int64(q, 6),
+			sqlite3_column_text(q, 7), tp, p99,
+			(int64_t)sqlite3_column_int64(q, 10),
+			sqlite3_column_double(q, 11));
+		if (o->lkml || o->nids) {
+			lkml_lines(out, q);
+			if (*(const char *)sqlite3_column_text(q, 18))
+				fprintf(out, "    tag: %s\n",
+					sqlite3_column_text(q, 18));
+			fprintf(out, "    qsim %s; replay: %s\n",
+				sqlite3_column_text(q, 19),
+				sqlite3_column_text(q, 17));
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return 0;
+}
+
+/* One CSV field, quoted when it must be (RFC 4180). */
+static void csv_field(GString *s, const char *v)
+{
+	if (!v)
+		return;
+	if (!strpbrk(v, ",\"\r\n")) {
+		g_string_append(s, v);
+		return;
+	}
+	g_string_append_c(s, '"');
+	for (; *v; v++) {
+		if (*v == '"')
+			g_string_append_c(s, '"');
+		g_string_append_c(s, *v);
+	}
+	g_string_append_c(s, '"');
+}
+
+static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
+		      GError **error)
+{
+	sqlite3_stmt *q;
+	g_autoptr(GString) line = g_string_new(NULL);
+	int n;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		return db_fail(db, path, error);
+	n = sqlite3_column_count(q);
+	for (int c = 0; c < n; c++) {
+		if (c)
+			g_string_append_c(line, ',');
+		csv_field(line, sqlite3_column_name(q, c));
+	}
+	fprintf(out, "%s\n", line->str);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		g_string_truncate(line, 0);
+		for (int c = 0; c < n; c++) {
+			if (c)
+				g_string_append_c(line, ',');
+			if (sqlite3_column_type(q, c) == SQLITE_FLOAT) {
+				char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+				g_string_append(
+					line,
+					g_ascii_formatd(
+						buf, sizeof(buf), "%.17g",
+						sqlite3_column_double(q, c)));
+			} else {
+				csv_field(line,
+					  (const char *)sqlite3_column_text(q,
+									    c));
+			}
+		}
+		fprintf(out, "%s\n", line->str);
+	}
+	sqlite3_finalize(q);
+	return true;
+}
+
+/* The runs' own columns without the long texts, with their locks'
+ * totals. */
+static const char runs_csv[] =
+	"SELECT r.id, r.started_at, r.qsim_version, r.tag, r.scenario_path, "
+	"r.seed, r.lock, r.policy, r.vcpus, r.pcpus, r.overcommit, "
+	"r.duration_ps, r.warmup_ps, r.measured_ps, r.status, r.violation, "
+	"r.violation_ps, r.replay, r.host_seconds, r.events, r.switches, "
+	"r.util_run, r.util_spin, r.util_hcall, r.util_dispatch, "
+	"r.util_idle, r.acq_min, r.acq_mean, r.acq_max, r.jain, "
+	"s.acquisitions, s.throughput, s.lat_p99_ns, s.lhp_events, "
+	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256 "
+	"FROM runs r LEFT JOIN (SELECT run_id, SUM(acquisitions) AS "
+	"acquisitions, SUM(throughput) AS throughput, MAX(lat_p99_ns) AS "
+	"lat_p99_ns, SUM(lhp_events) AS lhp_events, SUM(lhp_total_ns) AS "
+	"lhp_total_ns, SUM(lwp_events) AS lwp_events FROM lock_results "
+	"GROUP BY run_id) s ON s.run_id = r.id WHERE r.id IN (%s) ORDER BY "
+	"r.id";
+
+/* A row of @q as a JSON object, each column by its name and type. */
+static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
+{
+	json_builder_begin_object(b);
+	for (int c = from; c < sqlite3_column_count(q); c++) {
+		/* runs.params, the resolved INI text, is the "params" object
+		 * beside */
+		if (!strcmp(sqlite3_column_name(q, c), "params"))
+			continue;
+		json_builder_set_member_name(b, sqlite3_column_name(q, c));
+		switch (sqlite3_column_type(q, c)) {
+		case SQLITE_INTEGER:
+			json_builder_add_int_value(b,
+						   sqlite3_column_int64(q, c));
+			break;
+		case SQLITE_FLOAT:
+			json_builder_add_double_value(
+				b, sqlite3_column_double(q, c));
+			break;
+		case SQLITE_NULL:
+			json_builder_add_null_value(b);
+			break;
+		default:
+			json_builder_add_string_value(
+				b, (const char *)sqlite3_column_text(q, c));
+		}
+	}
+	json_builder_end_object(b);
+}
+
+/* Every row of @sql (?1: the run) as an array member @name. */
+static bool json_rows(JsonBuilder *b, sqlite3 *db, const char *name,
+		      const char *sql, int64_t run)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(q, 1, run);
+	json_builder_set_member_name(b, name);
+	json_builder_begin_array(b);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		json_row(b, q, 1);
+	json_builder_end_array(b);
+	sqlite3_finalize(q);
+	return true;
+}
+
+static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
+			GError **error)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonGenerator) g = json_generator_new();
+	g_autoptr(JsonNode) root = NULL;
+	g_autofree char *text = NULL;
+	sqlite3_stmt *r, *p;
+
+	if (sqlite3_prepare_v2(db, "SELECT * FROM runs WHERE id = ?1", -1, &r,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT section, key, value FROM params WHERE "
+			       "run_id = ?1 ORDER BY rowid",
+			       -1, &p, NULL) != SQLITE_OK)
+		return db_fail(db, path, error);
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "runs");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < ids->len; i++) {
+		int64_t id = g_array_index(ids, int64_t, i);
+		const char *sec = NULL;
+
+		sqlite3_reset(r);
+		sqlite3_bind_int64(r, 1, id);
+		if (sqlite3_step(r) != SQLITE_ROW)
+			continue;
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "run");
+		json_row(b, r, 0);
+		/* the resolved scenario: {section: {key: value}} */
+		json_builder_set_member_name(b, "params");
+		json_builder_begin_object(b);
+		sqlite3_reset(p);
+		sqlite3_bind_int64(p, 1, id);
+		while (sqlite3_step(p) == SQLITE_ROW) {
+			const char *s = (const char *)sqlite3_column_text(p, 0);
+
+			if (!sec || strcmp(sec, s)) {
+				if (sec)
+					json_builder_end_object(b);
+				json_builder_set_member_name(b, s);
+				json_builder_begin_object(b);
+			}
+			sec = s;
+			json_builder_set_member_name(
+				b, (const char *)sqlite3_column_text(p, 1));
+			json_builder_add_string_value(
+				b, (const char *)sqlite3_column_text(p, 2));
+		}
+		if (sec)
+			json_builder_end_object(b);
+		json_builder_end_object(b);
+		if (!json_rows(b, db, "locks",
+			       "SELECT * FROM lock_results WHERE run_id = ?1 "
+			       "ORDER BY lock",
+			       id) ||
+		    !json_rows(b, db, "vcpus",
+			       "SELECT * FROM vcpu_results WHERE run_id = ?1 "
+			       "ORDER BY vcpu",
+			       id) ||
+		    !json_rows(b, db, "counters",
+			       "SELECT run_id, name, value FROM counters WHERE "
+			       "run_id = ?1 ORDER BY name",
+			       id)) {
+			sqlite3_finalize(r);
+			sqlite3_finalize(p);
+			return db_fail(db, path, error);
+		}
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	sqlite3_finalize(r);
+	sqlite3_finalize(p);
+	root = json_builder_get_root(b);
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, TRUE);
+	text = json_generator_to_data(g, NULL);
+	fprintf(out, "%s\n", text);
+	return true;
+}
+
+int export_main(const struct export_opts *o, FILE *out, GError **error)
+{
+	static const char *const tables[] = {"runs",   "locks",	   "vcpus",
+					     "params", "counters", NULL};
+	static const char *const sqls[] = {
+		runs_csv,
+		"SELECT * FROM lock_results WHERE run_id IN (%s) ORDER BY "
+		"run_id, lock",
+		"SELECT * FROM vcpu_results WHERE run_id IN (%s) ORDER BY "
+		"run_id, vcpu",
+		"SELECT * FROM params WHERE run_id IN (%s) ORDER BY run_id, "
+		"rowid",
+		"SELECT * FROM counters WHERE run_id IN (%s) ORDER BY run_id, "
+		"name",
+	};
+	const char *format = o->format ? o->format : "csv";
+	const char *table = o->table ? o->table : "runs";
+	g_autoptr(GArray) ids = NULL;
+	g_autofree char *list = NULL, *sql = NULL;
+	sqlite3 *db;
+	int t = -1;
+	bool ok;
+
+	for (int i = 0; tables[i]; i++)
+		if (strcmp(tables[i], table) == 0)
+			t = i;
+	if (strcmp(format, "csv") && strcmp(format, "json")) {
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "--format '%s': csv or json", format);
+		return 1;
+	}
+	if (t < 0 || (o->table && strcmp(format, "csv"))) {
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "--table '%s': for CSV, one of runs, locks, "
+			    "vcpus, params, counters",
+			    table);
+		return 1;
+	}
+	db = open_db(o->db, error);
+	if (!db)
+		return 1;
+	ids = select_runs(o, db, o->last, error);
+	if (!ids) {
+		sqlite3_close(db);
+		return 1;
+	}
+	list = id_list(ids);
+	if (strcmp(format, "json") == 0) {
+		ok = export_json(db, o->db, ids, out, error);
+	} else {
+		sql = with_ids(sqls[t], ids->len ? list : "NULL");
+		ok = csv_query(db, o->db, sql, out, error);
+	}
+	sqlite3_close(db);
+	return ok ? 0 : 1;
+}
