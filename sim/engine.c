@@ -403,6 +403,8 @@ void sim_guard(struct sim *s, struct sim_cpu *c, sim_time_t now)
 	g_autofree char *msg = NULL;
 
 	*n = 0;
+	if (s->progress_fn)
+		s->progress_fn(s->progress_data, now);
 	if (sim_interrupt) {
 		s->interrupted = true;
 		s->stop = true;

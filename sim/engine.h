@@ -329,6 +329,10 @@ struct sim {
 	void *hook_data;
 	sim_tl_fn tl_fn; /* the timeline's receiver, or NULL */
 	void *tl_data;
+	/* Told the simulated time at each guard look (a few times a host
+	 * millisecond), for a progress display; or NULL. */
+	void (*progress_fn)(void *data, sim_time_t now);
+	void *progress_data;
 	/*
 	 * The guard against runs that stop advancing: a host-time deadline
 	 * (0: none), read every SIM_GUARD_EVERY accesses of a cpu and

@@ -465,12 +465,15 @@ static void stat_ev(struct sim_event *ev)
 	struct wl *w = ev->data;
 	sim_time_t t = ev->time_ps;
 	char buf[32];
+	gsize from = w->stat_log->len;
 
 	g_string_append_printf(w->stat_log, "[%s]\n",
 			       sim_format_time(t, buf, sizeof(buf)));
 	stat_side(w, "Writes: ", false);
 	if (w->p.read_pct || w->p.readers)
 		stat_side(w, "Reads : ", true);
+	if (w->p.stat_fn)
+		w->p.stat_fn(w->p.stat_data, w->stat_log->str + from);
 	sim_schedule(w->sim, &w->stat_ev, t + w->p.stat_interval_ps);
 }
 
@@ -551,7 +554,8 @@ void wl_start(struct wl *w, sim_time_t t)
 	w->sim->dispatch_hook = dispatch_hook;
 	w->sim->hook_data = w;
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
-	if (w->p.type == WL_LOCKTORTURE && w->p.stat_interval_ps)
+	if ((w->p.type == WL_LOCKTORTURE || w->p.stat_any) &&
+	    w->p.stat_interval_ps)
 		sim_schedule(w->sim, &w->stat_ev, t + w->p.stat_interval_ps);
 }
 

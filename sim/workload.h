@@ -79,6 +79,10 @@ struct wl_params {
 	const struct sim_duration *unit_idle;
 	/* locktorture: a statistics line every this long (0: none) */
 	sim_time_t stat_interval_ps;
+	bool stat_any; /* the lines for any workload type, not only it */
+	/* each block of lines as it is made (or NULL) */
+	void (*stat_fn)(void *data, const char *block);
+	void *stat_data;
 	struct sim_duration cs;
 	const struct sim_duration *lock_cs;  /* per lock, or NULL: cs */
 	const struct sim_duration *read_cs;  /* readers', or NULL: cs */

@@ -164,8 +164,9 @@ static void torture(const char *lock)
 	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
 	g_autofree char *lk = g_strdup_printf("--lock=%s", lock);
 	g_autofree char *out = g_strdup_printf("--out=%s", dir);
-	const char *argv[] = {QSIM_BINARY, "torture", lk,  "--seeds=12",
-			      "--jobs=2",  out,	      NULL};
+	const char *argv[] = {QSIM_BINARY,  "torture",	lk,
+			      "--seeds=12", "--jobs=2", out,
+			      "--no-store", NULL};
 	g_autofree char *so = NULL, *se = NULL;
 	int status;
 

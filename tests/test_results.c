@@ -553,6 +553,49 @@ START_TEST(test_trace_tiny)
 }
 END_TEST
 
+/* A torture run is stored with each failing seed and the scenario that
+ * replays it: the stored scenario fails again the same way. */
+START_TEST(test_torture_stored)
+{
+	g_autofree char *db = in_dir("tt.db"), *outdir = in_dir("tout");
+	g_autofree char *out = NULL, *err = NULL, *text = NULL, *sql = NULL;
+	g_autofree char *ini = in_dir("replay.ini");
+	int64_t failures;
+	sqlite3 *h;
+	sqlite3_stmt *q;
+
+	ck_assert_int_eq(qsim(&out, &err, "torture", "--mutant", "head_halted",
+			      "--seeds", "6", "--keep-going", "--db", db,
+			      "--out", outdir, "--tag", "m1", NULL),
+			 2);
+	ck_assert_msg(strstr(out, "stored as torture run 1"), "%s", out);
+	failures = db_int(db, "SELECT failures FROM torture_runs WHERE id = 1 "
+			      "AND seeds_run = 6 AND mutant = 'head_halted' "
+			      "AND tag = 'm1'");
+	ck_assert_int_ge(failures, 1);
+	ck_assert_int_eq(db_int(db, "SELECT COUNT(*) FROM torture_failures"),
+			 failures);
+	ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h,
+					    "SELECT seed, scenario_text FROM "
+					    "torture_failures ORDER BY seed "
+					    "LIMIT 1",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	sql = g_strdup_printf("%" PRId64, (int64_t)sqlite3_column_int64(q, 0));
+	text = g_strdup((const char *)sqlite3_column_text(q, 1));
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	ck_assert(g_file_set_contents(ini, text, -1, NULL));
+	g_clear_pointer(&out, g_free);
+	ck_assert_int_eq(
+		qsim(&out, NULL, "run", ini, "--seed", sql, "--no-store", NULL),
+		2);
+	ck_assert_msg(strstr(out, "VIOLATION"), "%s", out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("results");
@@ -568,6 +611,7 @@ int main(void)
 	tcase_add_test(tc, test_version_stored);
 	tcase_add_test(tc, test_overcommit_key);
 	tcase_add_test(tc, test_trace_tiny);
+	tcase_add_test(tc, test_torture_stored);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

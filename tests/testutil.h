@@ -129,6 +129,8 @@ uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e);
 	"DROP INDEX runs_tag; "                        \
 	"ALTER TABLE runs DROP COLUMN tag; "           \
 	"ALTER TABLE runs DROP COLUMN params_sha256; " \
-	"ALTER TABLE runs DROP COLUMN binary_sha256; "
+	"ALTER TABLE runs DROP COLUMN binary_sha256; " \
+	"DROP TABLE torture_failures; "                \
+	"DROP TABLE torture_runs; "
 
 #endif

@@ -377,11 +377,14 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error)
 {
-	return qsim_model_run_tl(cfg, res, NULL, NULL, error);
+	static const struct qsim_hooks none;
+
+	return qsim_model_run_hooks(cfg, res, &none, error);
 }
 
-bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
-		       sim_tl_fn tl_fn, void *tl_data, GError **error)
+bool qsim_model_run_hooks(const struct qsim_config *cfg,
+			  struct qsim_results *res,
+			  const struct qsim_hooks *hooks, GError **error)
 {
 	struct run *r = g_new0(struct run, 1);
 	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
@@ -430,6 +433,9 @@ bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
 			cfg->stat_interval_ps == SIM_TIME_NEVER
 				? (cfg->warmup_ps + cfg->duration_ps) / 4
 				: cfg->stat_interval_ps,
+		.stat_any = hooks->stat_fn != NULL,
+		.stat_fn = hooks->stat_fn,
+		.stat_data = hooks->data,
 		.cs = cfg->cs,
 		.think = cfg->think,
 		.think_idle = cfg->think_idle,
@@ -549,6 +555,9 @@ bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
 
 		if (nw) {
 			struct wl_params nwp = wp;
+
+			nwp.stat_any = false; /* the guest's lines only */
+			nwp.stat_fn = NULL;
 			void **na = &noise_addrs[n * cfg->nlocks];
 
 			nwp.seed =
@@ -613,8 +622,10 @@ bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
 	}
 
 	r->sim.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
-	r->sim.tl_fn = tl_fn;
-	r->sim.tl_data = tl_data;
+	r->sim.tl_fn = hooks->tl_fn;
+	r->sim.tl_data = hooks->data;
+	r->sim.progress_fn = hooks->progress_fn;
+	r->sim.progress_data = hooks->data;
 	sim_event_init(&r->warmup, warmup_ev, r, SIM_PRIO_CHECK);
 	if (cfg->warmup_ps)
 		sim_schedule(&r->sim, &r->warmup, cfg->warmup_ps);

@@ -128,9 +128,21 @@ struct qsim_results {
 /* Run @cfg.  Returns false only on internal errors (@error set). */
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error);
-/* The same, with every timeline record (sim/engine.h) sent to @tl_fn. */
-bool qsim_model_run_tl(const struct qsim_config *cfg, struct qsim_results *res,
-		       sim_tl_fn tl_fn, void *tl_data, GError **error);
+/* What a tool may watch while a run goes (each NULL: not watched). */
+struct qsim_hooks {
+	sim_tl_fn tl_fn; /* every timeline record (sim/engine.h) */
+	/* the statistics lines every stat_interval, as made (and then for
+	 * any workload type) */
+	void (*stat_fn)(void *data, const char *block);
+	/* the simulated time, a few times a host millisecond */
+	void (*progress_fn)(void *data, sim_time_t now);
+	void *data;
+};
+
+/* The same, watched by @hooks. */
+bool qsim_model_run_hooks(const struct qsim_config *cfg,
+			  struct qsim_results *res,
+			  const struct qsim_hooks *hooks, GError **error);
 void qsim_results_clear(struct qsim_results *res);
 /* Exit code per docs/cli.md: 0 ok, 2 violation. */
 int qsim_results_exit_code(const struct qsim_results *res);

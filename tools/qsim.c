@@ -113,7 +113,7 @@ static bool add_seed(GPtrArray *sets, const char *seed)
 }
 
 struct run_args {
-	char *file, *db, *variant, *tag;
+	char *file, *db, *variant, *tag, *stat_interval;
 	char **overrides;
 	bool no_store, quiet, json;
 };
@@ -124,6 +124,7 @@ static void run_args_clear(struct run_args *a)
 	g_free(a->db);
 	g_free(a->variant);
 	g_free(a->tag);
+	g_free(a->stat_interval);
 	g_strfreev(a->overrides);
 }
 
@@ -153,6 +154,10 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 		 "print only the stored run's id", NULL},
 		{"json", 0, 0, G_OPTION_ARG_NONE, &json,
 		 "print the summary as JSON", NULL},
+		{"stat-interval", 0, 0, G_OPTION_ARG_STRING, &a->stat_interval,
+		 "print locktorture-style statistics lines every T of "
+		 "simulated time, as the run goes",
+		 "T"},
 		G_OPTION_ENTRY_NULL,
 	};
 
@@ -174,6 +179,10 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 	}
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(all, g_strdup(*s));
+	if (a->stat_interval)
+		g_ptr_array_add(all,
+				g_strdup_printf("workload.stat_interval=%s",
+						a->stat_interval));
 	if (!add_seed(all, seed)) {
 		fprintf(stderr,
 			"qsim %s: --seed '%s': expected an integer from 0 to "
@@ -335,6 +344,44 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* `qsim run` on a terminal: simulated time and an ETA, from a second on. */
+struct run_watch {
+	sim_time_t end;
+	gint64 start, said;
+	bool shown;
+};
+
+static void run_progress(void *data, sim_time_t now)
+{
+	struct run_watch *w = data;
+	gint64 t = g_get_monotonic_time();
+	double el = (double)(t - w->start) / 1e6;
+	double done = (double)now / (double)w->end;
+
+	if (el < 1.0 || t - w->said < G_TIME_SPAN_SECOND / 4 || !w->end)
+		return;
+	w->said = t;
+	w->shown = true;
+	fprintf(stderr,
+		"\rqsim run: simulated %.3f of %.3f s (%.0f%%), %.0f s "
+		"elapsed, ETA %.0f s\033[K",
+		(double)now / (double)SIM_S, (double)w->end / (double)SIM_S,
+		100 * done, el, done > 0 ? el / done - el : 0.0);
+	fflush(stderr);
+}
+
+static void run_stat(void *data, const char *block)
+{
+	struct run_watch *w = data;
+
+	if (w->shown) { /* the progress line goes; it comes back */
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	fputs(block, stdout);
+	fflush(stdout);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_args a = {0};
@@ -342,7 +389,10 @@ static int cmd_run(int argc, char **argv)
 	g_autoptr(qsim_config) cfg = NULL;
 	struct store *st = NULL;
 	struct qsim_results res;
+	struct qsim_hooks hooks = {0};
+	struct run_watch watch = {0};
 	int64_t run_id = 0;
+	bool ok;
 	int rc;
 
 	rc = parse_run_args(argc, argv, true, &a);
@@ -368,12 +418,24 @@ static int cmd_run(int argc, char **argv)
 		st->tag = a.tag;
 	}
 	catch_signals();
-	if (!qsim_model_run(cfg, &res, &err)) {
+	watch.end = cfg->warmup_ps + cfg->duration_ps;
+	watch.start = watch.said = g_get_monotonic_time();
+	hooks.data = &watch;
+	if (isatty(STDERR_FILENO) && !a.quiet && !a.json)
+		hooks.progress_fn = run_progress;
+	if (a.stat_interval && !a.quiet && !a.json)
+		hooks.stat_fn = run_stat;
+	ok = qsim_model_run_hooks(cfg, &res, &hooks, &err);
+	if (watch.shown)
+		fputs("\r\033[K", stderr);
+	if (!ok) {
 		fprintf(stderr, "qsim run: internal error: %s\n", err->message);
 		store_close(st);
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
+	if (hooks.stat_fn) /* printed as they came */
+		g_clear_pointer(&res.stat_log, g_free);
 	if (!a.quiet && !a.json)
 		report_summary(stdout, cfg, &res);
 	rc = qsim_results_exit_code(&res);
@@ -564,8 +626,10 @@ static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
 	g_autofree char *seeds = NULL, *time = NULL, *out = NULL, *first = NULL;
+	g_autofree char *db = NULL, *tag = NULL;
 	gint jobs = 0;
-	gboolean keep_going = FALSE;
+	gboolean keep_going = FALSE, no_store = FALSE;
+	struct store *st = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
 	g_autoptr(GError) err = NULL;
 	struct torture_opts o = {0};
@@ -589,6 +653,12 @@ static int cmd_torture(int argc, char **argv)
 		 "do not stop at the first violation", NULL},
 		{"out", 0, 0, G_OPTION_ARG_FILENAME, &out,
 		 "where failing scenarios and traces go (torture-out)", "DIR"},
+		{"db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+		 "store the torture run here (default results.db)", "PATH"},
+		{"no-store", 0, 0, G_OPTION_ARG_NONE, &no_store,
+		 "do not write the results database", NULL},
+		{"tag", 0, 0, G_OPTION_ARG_STRING, &tag,
+		 "store it with this tag", "TAG"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
@@ -691,12 +761,47 @@ static int cmd_torture(int argc, char **argv)
 	o.out_dir = out ? out : "torture-out";
 	if (mutant && !mapping)
 		o.mapping = lk_find_mutant(mutant)->mutant_mapping;
+	o.progress = stderr;
+	o.tty = isatty(STDERR_FILENO);
+	if (db && !*db) {
+		fprintf(stderr, "qsim torture: --db needs a file name\n");
+		return EXIT_INPUT;
+	}
+	if (!no_store) {
+		st = store_open(db ? db : "results.db", &err);
+		if (!st) {
+			fprintf(stderr, "qsim torture: %s\n", err->message);
+			return EXIT_INPUT;
+		}
+		st->tag = tag;
+	}
+	catch_signals();
 	if (!torture_run(&o, &res, stdout, &err)) {
 		fprintf(stderr, "qsim torture: %s\n", err->message);
+		store_close(st);
 		return EXIT_INTERNAL;
 	}
 	{
 		int rc = res.failures ? EXIT_VIOLATION : EXIT_OK;
+		int64_t id;
+
+		if (st && res.seeds_run &&
+		    !store_torture_insert(st, &o, &res, &id, &err)) {
+			fprintf(stderr, "qsim torture: %s\n", err->message);
+			rc = EXIT_INTERNAL;
+		} else if (st && res.seeds_run) {
+			printf("stored as torture run %" PRId64 " in %s\n", id,
+			       st->path);
+		}
+		store_close(st);
+		if (res.interrupted) {
+			fprintf(stderr,
+				"qsim torture: INTERRUPTED after %" PRIu64
+				" seeds\n",
+				res.seeds_run);
+			torture_result_clear(&res);
+			return 128 + sim_interrupt;
+		}
 
 		if (!res.seeds_run) { /* it tested nothing: not a pass */
 			fprintf(stderr, "qsim torture: no seed ran (a longer "

@@ -5,6 +5,7 @@
  * transaction that is rolled back on any error.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "tools/store.h"
 #include "locks/lock.h"
 #include "tools/config.h"
+#include "tools/torture.h"
 
 #include "qsim_version.h"
 #ifndef QSIM_BUILD_FLAGS
@@ -237,6 +239,33 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"  LEFT JOIN params p ON p.run_id = r.id AND p.section = 'lock'\n"    \
 	"       AND p.key = 'pv_mapping'\n"                                   \
 	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
+
+/* Schema 12 too: each `qsim torture` and its failing seeds. */
+#define TORTURE_DDL                                                     \
+	"CREATE TABLE torture_runs (\n"                                 \
+	"  id INTEGER PRIMARY KEY,\n"                                   \
+	"  started_at TEXT NOT NULL,\n"                                 \
+	"  qsim_version TEXT NOT NULL,\n"                               \
+	"  binary_sha256 TEXT NOT NULL,\n"                              \
+	"  tag TEXT,\n"                                                 \
+	"  lock TEXT NOT NULL,\n"                                       \
+	"  mapping TEXT,\n"                                             \
+	"  mutant TEXT,\n"                                              \
+	"  first_seed INTEGER NOT NULL,\n"                              \
+	"  seeds_run INTEGER NOT NULL,\n"                               \
+	"  failures INTEGER NOT NULL,\n"                                \
+	"  host_seconds REAL NOT NULL,\n"                               \
+	"  simulated_ps INTEGER NOT NULL,\n"                            \
+	"  events INTEGER NOT NULL,\n"                                  \
+	"  interrupted INTEGER NOT NULL\n);\n"                          \
+	"CREATE TABLE torture_failures (\n"                             \
+	"  torture_id INTEGER NOT NULL REFERENCES torture_runs(id) ON " \
+	"DELETE CASCADE,\n"                                             \
+	"  seed INTEGER NOT NULL,\n"                                    \
+	"  violation TEXT NOT NULL,\n"                                  \
+	"  replay TEXT NOT NULL,\n"                                     \
+	"  scenario_text TEXT NOT NULL,\n"                              \
+	"  PRIMARY KEY (torture_id, seed)\n);\n"
 
 /* Today's tables (the result columns come from model.h's lists). */
 static char *schema_current(void)
@@ -468,10 +497,10 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
+			"%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
 			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
-			PARAMS_DDL, STORE_SCHEMA_VERSION);
+			PARAMS_DDL, TORTURE_DDL, STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -545,8 +574,9 @@ static bool migrate(struct store *st, GError **error)
 		      "INTEGER;\n",
 		/* 10 -> 11: kernel-tree identity. */
 		[10] = KERNEL_TREE_DDL,
-		/* 11 -> 12: params, identity, tag, views (rows: below). */
-		[11] = PARAMS_DDL,
+		/* 11 -> 12: params, identity, tag, views (rows: below);
+		 * torture runs. */
+		[11] = PARAMS_DDL TORTURE_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -1201,4 +1231,79 @@ rollback:
 detach:
 	exec(st, "DETACH DATABASE src", NULL);
 	return ok;
+}
+
+bool store_torture_insert(struct store *st, const struct torture_opts *o,
+			  const struct torture_result *r, int64_t *id,
+			  GError **error)
+{
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree char *when = g_date_time_format_iso8601(now);
+	g_auto_stmt s = NULL;
+	g_auto_stmt f = NULL;
+	int i = 1;
+
+	if (!exec_wait(st, "BEGIN IMMEDIATE", error))
+		return false;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO torture_runs (started_at, "
+			       "qsim_version, binary_sha256, tag, lock, "
+			       "mapping, mutant, first_seed, seeds_run, "
+			       "failures, host_seconds, simulated_ps, events, "
+			       "interrupted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,"
+			       "?)",
+			       -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    st->db,
+		    "INSERT INTO torture_failures (torture_id, seed, "
+		    "violation, replay, scenario_text) VALUES "
+		    "(?,?,?,?,?)",
+		    -1, &f, NULL) != SQLITE_OK) {
+		fail(st, error, "preparing the torture insert");
+		goto rollback;
+	}
+	bind_text(s, i++, when);
+	bind_text(s, i++, store_version());
+	bind_text(s, i++, store_binary_sha256());
+	bind_text(s, i++, st->tag);
+	bind_text(s, i++, o->lock ? o->lock : "pv_qspinlock");
+	bind_text(s, i++, o->mapping);
+	bind_text(s, i++, o->mutant);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)o->first_seed);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)r->seeds_run);
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)r->failures);
+	sqlite3_bind_double(s, i++, r->host_seconds);
+	sqlite3_bind_int64(s, i++,
+			   (sqlite3_int64)llround(r->sim_seconds * 1e12));
+	sqlite3_bind_int64(s, i++, (sqlite3_int64)r->events);
+	sqlite3_bind_int(s, i++, r->interrupted);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		fail(st, error, "inserting the torture run");
+		goto rollback;
+	}
+	*id = sqlite3_last_insert_rowid(st->db);
+	for (guint k = 0; r->failed && k < r->failed->len; k++) {
+		const struct torture_failure *t =
+			&g_array_index(r->failed, struct torture_failure, k);
+		g_autofree char *replay = g_strdup_printf(
+			"qsim run - --seed %" PRIu64 " < SCENARIO  # SCENARIO: "
+			"torture_failures.scenario_text of this row",
+			t->seed);
+
+		sqlite3_reset(f);
+		sqlite3_bind_int64(f, 1, (sqlite3_int64)*id);
+		sqlite3_bind_int64(f, 2, (sqlite3_int64)t->seed);
+		bind_text(f, 3, t->violation ? t->violation : "?");
+		bind_text(f, 4, replay);
+		bind_text(f, 5, t->scenario ? t->scenario : "");
+		if (sqlite3_step(f) != SQLITE_DONE) {
+			fail(st, error, "inserting a torture failure");
+			goto rollback;
+		}
+	}
+	if (exec(st, "COMMIT", error))
+		return true;
+rollback:
+	exec(st, "ROLLBACK", NULL);
+	return false;
 }

@@ -47,6 +47,13 @@ bool store_find_run(struct store *st, const char *params_sha256,
 void store_save_beside(const char *db, const struct qsim_config *cfg,
 		       const struct qsim_results *res, const char *what);
 const char *store_build_flags(void);
+struct torture_opts;
+struct torture_result;
+/* One `qsim torture` (its options, seeds run, failures with the scenario
+ * that replays each) in one transaction; sets *id. */
+bool store_torture_insert(struct store *st, const struct torture_opts *o,
+			  const struct torture_result *r, int64_t *id,
+			  GError **error);
 /* The identity of a result: SHA-256 of its resolved parameters (a new
  * string) and of the binary that runs (static). */
 char *store_params_sha256(const char *resolved);

@@ -114,6 +114,8 @@ struct job {
 	FILE *out;
 	uint64_t fail_seed;
 	char *fail_text, *fail_report, *fail_trace, *fail_line;
+	GCond changed;
+	unsigned int workers_left;
 };
 
 static bool job_take(struct job *j, uint64_t *seed)
@@ -121,7 +123,7 @@ static bool job_take(struct job *j, uint64_t *seed)
 	bool ok;
 
 	g_mutex_lock(&j->lock);
-	ok = !j->stop && j->next < j->end &&
+	ok = !j->stop && !sim_interrupt && j->next < j->end &&
 	     (!j->deadline || g_get_monotonic_time() < j->deadline);
 	if (ok)
 		*seed = j->next++;
@@ -137,6 +139,10 @@ static void job_done(struct job *j, uint64_t seed, char *text,
 	j->res->events += res->events;
 	j->res->sim_seconds += (double)res->measured_ps / (double)SIM_S;
 	if (res->status != WL_OK) {
+		struct torture_failure f = {seed, g_strdup(res->violation_msg),
+					    g_strdup(text)};
+
+		g_array_append_val(j->res->failed, f);
 		j->res->failures++;
 		if (!j->o->quiet)
 			fprintf(j->out, "seed %" PRIu64 ": %s\n", seed,
@@ -177,10 +183,50 @@ static void worker(gpointer data, gpointer user)
 		QSIM_BUG_ON(!cfg, "torture generated a bad scenario: %s",
 			    err ? err->message : "?");
 		qsim_model_run(cfg, &res, NULL);
-		job_done(j, seed, text, &res);
+		if (res.interrupted) /* a signal: this seed did not finish */
+			g_free(text);
+		else
+			job_done(j, seed, text, &res);
 		qsim_results_clear(&res);
 		cfg_free(cfg);
 	}
+	g_mutex_lock(&j->lock);
+	j->workers_left--;
+	g_cond_signal(&j->changed);
+	g_mutex_unlock(&j->lock);
+}
+
+/* Under j->lock: seeds done, failures, and what is left. */
+static void progress(struct job *j, gint64 t0, bool last)
+{
+	const struct torture_opts *o = j->o;
+	double el = (double)(g_get_monotonic_time() - t0) / 1e6;
+	uint64_t done = j->res->seeds_run;
+	double left = -1;
+
+	if (o->seeds && done)
+		left = el / (double)done * (double)(o->seeds - done);
+	else if (!o->seeds)
+		left = SIM_MAX(0.0, o->host_seconds - el);
+	fprintf(o->progress, "%storture: %" PRIu64, o->tty ? "\r" : "", done);
+	if (o->seeds)
+		fprintf(o->progress, "/%" PRIu64, o->seeds);
+	fprintf(o->progress, " seeds, %" PRIu64 " failed, %.0f s",
+		j->res->failures, el);
+	if (!last && left >= 0)
+		fprintf(o->progress, ", ETA %.0f s", left);
+	fprintf(o->progress, "%s", o->tty ? "\033[K" : "\n");
+	if (o->tty && last)
+		fprintf(o->progress, "\n");
+	fflush(o->progress);
+}
+
+static gint cmp_seed(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = ((const struct torture_failure *)a)->seed;
+	uint64_t y = ((const struct torture_failure *)b)->seed;
+
+	return (x > y) - (x < y);
 }
 
 static bool write_file(const char *path, const char *text, GError **error)
@@ -203,14 +249,40 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	j.next = o->first_seed;
 	j.end = o->seeds ? o->first_seed + o->seeds : UINT64_MAX;
 	j.deadline = o->seeds ? 0 : t0 + (gint64)(o->host_seconds * 1e6);
+	res->failed = g_array_new(FALSE, FALSE, sizeof(struct torture_failure));
 	g_mutex_init(&j.lock);
+	g_cond_init(&j.changed);
+	j.workers_left = jobs;
 	pool = g_thread_pool_new(worker, &j, (gint)jobs, TRUE, error);
 	if (!pool)
 		return false;
 	for (unsigned int i = 0; i < jobs; i++)
 		g_thread_pool_push(pool, GINT_TO_POINTER(i + 1), NULL);
+	{
+		gint64 said = t0;
+		gint64 every =
+			o->tty ? G_TIME_SPAN_SECOND : 10 * G_TIME_SPAN_SECOND;
+
+		g_mutex_lock(&j.lock);
+		while (j.workers_left) {
+			gint64 now = g_get_monotonic_time();
+
+			if (o->progress && now - said >= every) {
+				progress(&j, t0, false);
+				said = now;
+			}
+			g_cond_wait_until(&j.changed, &j.lock,
+					  now + G_TIME_SPAN_SECOND / 4);
+		}
+		if (o->progress && said != t0)
+			progress(&j, t0, true);
+		g_mutex_unlock(&j.lock);
+	}
 	g_thread_pool_free(pool, FALSE, TRUE);
 	g_mutex_clear(&j.lock);
+	g_cond_clear(&j.changed);
+	res->interrupted = sim_interrupt != 0;
+	g_array_sort(res->failed, cmp_seed);
 	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
 
 	if (j.fail_text) {
@@ -266,6 +338,15 @@ fail:
 
 void torture_result_clear(struct torture_result *res)
 {
+	for (guint i = 0; res->failed && i < res->failed->len; i++) {
+		struct torture_failure *f =
+			&g_array_index(res->failed, struct torture_failure, i);
+
+		g_free(f->violation);
+		g_free(f->scenario);
+	}
+	if (res->failed)
+		g_array_free(res->failed, TRUE);
 	g_free(res->first_violation);
 	g_free(res->replay);
 	memset(res, 0, sizeof(*res));

@@ -24,6 +24,15 @@ struct torture_opts {
 	bool keep_going;
 	const char *out_dir;
 	bool quiet;
+	FILE *progress; /* seeds done, failures and ETA here (or NULL) */
+	bool tty;	/* a line redrawn in place, else one every 10 s */
+};
+
+/* One failing seed: its violation and the scenario that replays it. */
+struct torture_failure {
+	uint64_t seed;
+	char *violation;
+	char *scenario; /* torture_scenario(seed) */
 };
 
 struct torture_result {
@@ -35,6 +44,8 @@ struct torture_result {
 	double host_seconds;
 	double sim_seconds;
 	uint64_t events;
+	GArray *failed; /* struct torture_failure, by seed */
+	bool interrupted;
 };
 
 /* The scenario text torture generates for @seed (deterministic). */

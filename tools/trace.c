@@ -373,7 +373,9 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	tr.waiters = g_new0(unsigned int, SIM_MAX(tr.nlocks, 1u));
 	fprintf(tr.out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	tracks(&tr);
-	ok = qsim_model_run_tl(run, &r, on_record, &tr, error);
+	ok = qsim_model_run_hooks(
+		run, &r, &(struct qsim_hooks){.tl_fn = on_record, .data = &tr},
+		error);
 	if (ok) {
 		finish(&tr);
 		qsim_results_clear(&r);
