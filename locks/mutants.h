@@ -36,6 +36,9 @@
 	  "the head sets _Q_SLOW_VAL before hashing itself (M2)")             \
 	X(9, hash_every_round, NULL,                                          \
 	  "the head hashes itself on every round, not once per acquisition")  \
+	X(10, late_lost_kick, "kvm",                                          \
+	  "one slow unlock, the first after 40 ms, forgets its kick: a "      \
+	  "wake-up lost late in a run, caught only by the drain")             \
 	X(20, ppc_mustq_kept, NULL,                                           \
 	  "ppc_qspinlock: trylock_clean_tail keeps must-queue set (M16)")     \
 	X(21, ppc_unlock_word, NULL,                                          \

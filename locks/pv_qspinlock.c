@@ -469,6 +469,12 @@ static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
 			     (unsigned long long)lk_addr_key(lock));
 	lk_point(released);
 	lockevent_inc(pv_kick_unlock);
+	if (MUTANT(late_lost_kick) && sched_clock() >= 40000000ull &&
+	    !qs_guest()->lost_kick) {
+		qs_guest()->lost_kick =
+			true; /* once, late: the head sleeps on */
+		return;
+	}
 	pv_kick(READ_ONCE(n->cpu));
 }
 

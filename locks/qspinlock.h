@@ -95,6 +95,7 @@ struct qs_guest {
 	/* Host-side check state (not guest memory): hash entries per lock,
 	 * keyed by lock address, looked up only (never iterated). */
 	GHashTable *hash_count;
+	bool lost_kick; /* the late_lost_kick mutant's one lost kick */
 };
 
 size_t qs_guest_size(const struct lk_params *p, unsigned int nr_cpus);

@@ -369,6 +369,8 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		hold = w->p.long_hold_ps;
 		l->st.long_holds++;
 	}
+	v->in_op = l;
+	w->in_ops++;
 	wait_begin(l, v, c->now_ps);
 	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx,
 	       read);
@@ -396,6 +398,9 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		w->ops->read_unlock(l->addr);
 	else
 		w->ops->unlock(l->addr);
+	v->in_op = NULL;
+	if (--w->in_ops == 0 && w->draining)
+		w->sim->stop = true; /* drained */
 }
 
 static void coroutine_fn work_or_idle(struct wl *w, struct sim_cpu *c,
@@ -419,6 +424,8 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 				     sim_duration_draw(&w->p.think, &v->rng),
 				     w->p.think_idle);
 			stutter_wait(w, c);
+			while (w->draining) /* no more lock operations */
+				work_or_idle(w, c, SIM_S, true);
 			lock_step(w, v, c, k);
 		}
 		v->units++;
@@ -531,6 +538,62 @@ static void watchdog_ev(struct sim_event *ev)
 		return;
 	}
 	sim_schedule(w->sim, &w->watchdog, t + watchdog_period(w));
+}
+
+/* The drain's bound passed with vCPUs still inside a lock operation. */
+static void drain_ev(struct sim_event *ev)
+{
+	struct wl *w = ev->data;
+	sim_time_t t = ev->time_ps;
+	char a[16], b[16];
+
+	sim_format_time(t - w->drain_since, b, sizeof(b));
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+		sim_time_t asleep = v->cpu->sleep_since;
+
+		if (!v->in_op)
+			continue;
+		if (v->waiting && asleep != SIM_TIME_NEVER && t > asleep)
+			wl_violation(
+				w, WL_VIOL_LOST_WAKEUP, t,
+				"lost wakeup (drain): vCPU %u has slept "
+				"%s (ceded or halted) waiting for lock %u, "
+				"%s after the other vCPUs stopped taking "
+				"locks",
+				v->idx,
+				sim_format_time(t - asleep, a, sizeof(a)),
+				v->waiting->idx, b);
+		else if (v->waiting)
+			wl_violation(
+				w, WL_VIOL_HANG, t,
+				"hang (drain): vCPU %u has waited %s for "
+				"lock %u, %s after the other vCPUs stopped "
+				"taking locks",
+				v->idx,
+				sim_format_time(t - v->req_ps, a, sizeof(a)),
+				v->waiting->idx, b);
+		else
+			wl_violation(
+				w, WL_VIOL_HANG, t,
+				"hang (drain): vCPU %u is still in its "
+				"unlock of lock %u %s after the other vCPUs "
+				"stopped taking locks",
+				v->idx, v->in_op->idx, b);
+		return;
+	}
+}
+
+void wl_drain(struct wl *w, sim_time_t t, sim_time_t bound)
+{
+	w->draining = true;
+	w->drain_since = t;
+	if (!w->in_ops) {
+		w->sim->stop = true;
+		return;
+	}
+	sim_event_init(&w->drain_ev, drain_ev, w, SIM_PRIO_CHECK);
+	sim_schedule(w->sim, &w->drain_ev, t + bound);
 }
 
 static void violation_hook(void *data, struct sim_cpu *c, const char *msg)

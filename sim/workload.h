@@ -146,6 +146,7 @@ struct wl_vcpu {
 	bool holding_read;
 	sim_time_t lhp_since; /* undispatched while holding, since */
 	struct wl_lock *waiting;
+	struct wl_lock *in_op; /* inside lock() .. unlock() of this lock */
 	struct wl_vcpu *wnext, *wprev;
 	sim_time_t req_ps;
 	uint64_t releases_at_req; /* the awaited lock's releases then */
@@ -167,6 +168,12 @@ struct wl {
 	unsigned int nvcpus;
 	struct sim *sim;
 	struct sim_event watchdog;
+	/* The drain (wl_drain): no new acquisitions; the run ends when no
+	 * vCPU is inside a lock operation, or fails at drain_ev. */
+	bool draining;
+	unsigned int in_ops; /* vCPUs inside a lock operation */
+	sim_time_t drain_since;
+	struct sim_event drain_ev;
 	enum wl_violation violation;
 	sim_time_t violation_ps;
 	char *violation_msg;
@@ -179,6 +186,13 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 	     const struct wl_lock_iface *ops, void **lock_addrs,
 	     unsigned int nvcpus);
 void wl_destroy(struct wl *w);
+/*
+ * The drain phase, from @t: no vCPU starts another lock operation; every
+ * one inside one must finish it (every waiter get its lock, every sleeper
+ * its wake-up) within @bound, else a violation.  Stops the engine when
+ * the last finishes (at once if none is inside one).
+ */
+void wl_drain(struct wl *w, sim_time_t t, sim_time_t bound);
 /* The per-vCPU entry to hand to the hypervisor, and its argument. */
 void wl_vcpu_main(struct sim_cpu *c, void *arg);
 void *wl_vcpu_arg(struct wl *w, unsigned int i);

@@ -111,6 +111,40 @@ START_TEST(test_every_mutant_caught)
 }
 END_TEST
 
+/*
+ * The drain: late_lost_kick loses one kick after 40 ms of a 50 ms run,
+ * less than the 20 ms sleep bound before the end.  Without the drain the
+ * run passes; with it (the default) the sleeper is caught, after the
+ * end, as a lost wake-up.
+ */
+START_TEST(test_drain_catches_late_loss)
+{
+	struct torture_opts o = {.mutant = "late_lost_kick", .mapping = "kvm"};
+	unsigned int caught = 0;
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		g_autofree char *text = torture_scenario(&o, seed);
+		struct qsim_config *on = tu_config(text, NULL);
+		struct qsim_config *off =
+			tu_config(text, "check.drain=false", NULL);
+		struct qsim_results a, b;
+
+		tu_model(on, &a);
+		tu_model(off, &b);
+		if (b.status == WL_OK && a.status == WL_VIOL_LOST_WAKEUP) {
+			/* found after the measured 50 ms */
+			ck_assert_uint_gt(a.violation_ps, 50 * SIM_MS);
+			caught++;
+		}
+		qsim_results_clear(&a);
+		qsim_results_clear(&b);
+		cfg_free(on);
+		cfg_free(off);
+	}
+	ck_assert_uint_ge(caught, 1);
+}
+END_TEST
+
 START_TEST(test_scenarios_deterministic)
 {
 	struct torture_opts o = {0};
@@ -133,6 +167,7 @@ int main(void)
 	while (lk_mutants[n])
 		n++;
 	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_drain_catches_late_loss);
 	tcase_add_test(tc, test_scenarios_deterministic);
 	tcase_add_test(tc, test_clean_lock_survives);
 	tcase_add_loop_test(tc, test_every_mutant_caught, 0, n);

@@ -482,6 +482,10 @@ static const struct cfg_key cfg_keys[] = {
 	{"check", "hang_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S), NULL,
 	 OFF(hang_bound_ps),
 	 "a wait for a lock longer than this is a hang (violation)"},
+	{"check", "drain", CT_BOOL, "true", 0, 0, NULL, OFF(drain),
+	 "after the measured time, stop taking locks and let every waiter "
+	 "get its lock (within hang_bound + sleep_bound): a wake-up lost "
+	 "late in the run is caught (the figures stay the measured ones)"},
 	{"check", "host_timeout", CT_UINT, "600", 1, 86400, NULL,
 	 OFF(host_timeout_s), "host seconds before the run is declared hung"},
 	{"check", "sleep_bound", CT_TIME, "1s", T(SIM_US), T(1000 * SIM_S),

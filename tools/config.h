@@ -147,6 +147,7 @@ struct qsim_config {
 	sim_time_t hang_bound_ps;
 	unsigned int host_timeout_s;
 	sim_time_t sleep_bound_ps;
+	bool drain; /* [check] drain */
 	unsigned int trace_events;
 	/* [adversarial] */
 	double point_prob[16];

@@ -661,6 +661,20 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 
 	res->status = r->wl.violation;
 	collect(r, res, r->wl.violation ? r->wl.violation_ps : end);
+	if (res->status == WL_OK && !res->interrupted && cfg->drain) {
+		/* The drain (after the figures: they stay the measured
+		 * interval's): every waiter must get its lock. */
+		r->sim.stop = false;
+		wl_drain(&r->wl, r->sim.now_ps,
+			 cfg->hang_bound_ps + cfg->sleep_bound_ps);
+		sim_run(&r->sim, r->sim.now_ps + cfg->hang_bound_ps +
+					 cfg->sleep_bound_ps);
+		if (r->sim.interrupted && r->wl.violation == WL_OK) {
+			res->interrupted = true;
+			res->interrupted_ps = r->sim.now_ps;
+		}
+		res->status = r->wl.violation;
+	}
 	res->replay = qsim_replay_command(cfg);
 	if (res->status != WL_OK) {
 		res->violation_ps = r->wl.violation_ps;
