@@ -38,7 +38,22 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	const char *mapping;
 	static const unsigned int spins[] = {16, 64, 256, 1024, 32768};
 
+	struct sim_rng w; /* the wider space's draws: a stream of its own,
+			   * so the classic ones stay as they were */
+	bool wide, small_hash = false, noise = false;
+	unsigned int irq_rate = 0, wide_locks = 0;
+
 	sim_rng_init(&r, seed, TORTURE_RNG_KIND, 0);
+	sim_rng_init(&w, seed, TORTURE_RNG_KIND, 1);
+	wide = sim_rng_below(&w, 2);
+	if (wide) {
+		small_hash = sim_rng_below(&w, 2);
+		wide_locks = (unsigned int)pick(&w, 3, 64);
+		noise = sim_rng_below(&w, 3) == 0;
+		irq_rate = sim_rng_below(&w, 4) == 0
+				   ? (unsigned int)pick(&w, 200, 2000)
+				   : 0;
+	}
 	/*
 	 * Overcommitted, but never so far that the correct locks starve by
 	 * design: the hybrid trylock lets a running vCPU steal forever from a
@@ -58,12 +73,14 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 			       "seed = %" PRIu64 "\n",
 			       seed, seed);
 	g_string_append_printf(s, "[machine]\npcpus = %u\n", pcpus);
+	if (small_hash) /* a 4 KiB page: a pv hash table of 256 entries */
+		g_string_append(s, "page_size = 4096\n");
 	/*
 	 * Tickless, as a nohz_full CPU: a tick or interrupt ends a cede or
 	 * halt, which would rescue a lost wakeup within a tick and hide it;
 	 * the adversary's spurious_wake stands in for interrupts.
 	 */
-	g_string_append(s, "[guest]\nhz = 0\nirq_rate = 0\n");
+	g_string_append_printf(s, "[guest]\nhz = 0\nirq_rate = %u\n", irq_rate);
 	g_string_append_printf(s,
 			       "[hypervisor]\npolicy = adversarial\n"
 			       "slice = %" PRIu64 "us\n"
@@ -85,12 +102,16 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 			       lk_find(lock)->read_lock
 				       ? (unsigned int)sim_rng_below(&r, 91)
 				       : 0);
-	g_string_append_printf(s,
-			       "locks = %" PRIu64 "\n"
-			       "cs = exp:%" PRIu64 "ns\n"
-			       "think = exp:%" PRIu64 "ns\n",
-			       pick(&r, 1, 2), pick(&r, 50, 1500),
-			       pick(&r, 50, 3000));
+	{
+		uint64_t nl = pick(&r, 1, 2);
+		uint64_t cs = pick(&r, 50, 1500), think = pick(&r, 50, 3000);
+
+		g_string_append_printf(s,
+				       "locks = %" PRIu64 "\n"
+				       "cs = exp:%" PRIu64 "ns\n"
+				       "think = exp:%" PRIu64 "ns\n",
+				       wide_locks ? wide_locks : nl, cs, think);
+	}
 	g_string_append(s, "[check]\nhang_bound = 30ms\nsleep_bound = 20ms\n"
 			   "trace_events = 4096\n");
 	g_string_append(s, "[adversarial]\n");
@@ -99,6 +120,11 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	HV_POINTS(X)
 #undef X
 	g_string_append_printf(s, "spurious_wake = %.3f\n", prob(&r, 0.1));
+	if (noise) /* another guest, with locks of its own, in the pool */
+		g_string_append_printf(s,
+				       "[noise]\npartitions = 1\nvcpus = %u\n"
+				       "locktest = true\n",
+				       (unsigned int)pick(&w, 1, 2 * pcpus));
 	return g_string_free(s, FALSE);
 }
 
