@@ -153,6 +153,20 @@ static char *violation_report(struct run *r)
 				sim_format_time(w->req_ps, buf, sizeof(buf)));
 		g_string_append_c(s, '\n');
 	}
+	/* What each vCPU involved (waiting or holding) did last: for one
+	 * that went to sleep, the events up to its sleep, however long ago
+	 * (issue #16: diagnosis). */
+	for (unsigned int i = 0, shown = 0; i < r->cfg->vcpus && shown < 8;
+	     i++) {
+		struct wl_vcpu *w = &r->wl.vcpus[i];
+
+		if (!w->holding && !w->waiting)
+			continue;
+		g_string_append_printf(s, "vCPU %u's last events:\n", i);
+		if (!sim_trace_dump_cpu(&r->sim.trace, i, 16, s))
+			g_string_append(s, "  (none kept)\n");
+		shown++;
+	}
 	if (r->sim.trace.cap) {
 		g_string_append(s, "last events:\n");
 		sim_trace_dump(&r->sim.trace, 40, s);
@@ -519,6 +533,9 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 	hv_init(&r->hv, &r->sim, &hp, cfg->seed);
 	sim_trace_free(&r->sim.trace);
 	sim_trace_init(&r->sim.trace, cfg->trace_events);
+	if (cfg->trace_events) /* and each vCPU's own last 32 */
+		sim_trace_init_cpus(&r->sim.trace,
+				    cfg->vcpus + cfg_noise_vcpus(cfg), 32);
 	r->sim.point_hook = point_hook;
 	r->sim.point_data = &r->hv;
 	/* Each lock on a line of its own, in a fixed order. */
