@@ -63,7 +63,7 @@ END_TEST
  * tools/setup.sh --test runs that build too) the observers outside catch
  * the same ones just as fast, but steal_ignores_pending, whose check (R7)
  * no observer can make exactly, is caught only as starvation: first at
- * seed 147 (deterministic, with --jobs 1 from seed 1).
+ * seed 5 (deterministic, with --jobs 1 from seed 1).
  */
 #ifdef QSIM_NO_LOCK_CHECKS
 #define MUTANT_SEED_BUDGET 400
@@ -157,7 +157,7 @@ END_TEST
  * of pv_qspinlock all of it happens, and the hash is probed past the
  * entry a lock hashes to (pv_hash_hops above 1 per hashed lock).
  * Measured: 9 small tables, 25 with more than 2 locks, 7 with a second
- * guest, 6 with interrupts, 43 probing further.
+ * guest, 6 with interrupts, 44 probing further.
  */
 START_TEST(test_wide_space)
 {

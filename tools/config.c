@@ -1252,6 +1252,18 @@ static bool check_host_limits(const struct qsim_config *cfg, const char *path,
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
+	/* A cache is shared by cores of one chip: the engine's line queues
+	 * order requesters by domain within chip (found by torture's
+	 * one-core chips with power9's two-core caches). */
+	if (cfg->cache_cores > cfg->cores_per_chip ||
+	    cfg->cores_per_chip % cfg->cache_cores) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [machine] cache_cores = %u: must divide "
+			    "cores_per_chip = %u (a cache is shared by cores "
+			    "of one chip)",
+			    path, cfg->cache_cores, cfg->cores_per_chip);
+		return false;
+	}
 	if (!check_partitions(cfg, path, error) ||
 	    !check_host_limits(cfg, path, error))
 		return false;

@@ -40,12 +40,14 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 
 	struct sim_rng w; /* the wider space's draws: a stream of its own,
 			   * so the classic ones stay as they were */
-	bool wide, small_hash = false, noise = false;
+	bool wide, small_hash = false, noise = false, chips = false;
 	unsigned int irq_rate = 0, wide_locks = 0;
 
 	sim_rng_init(&r, seed, TORTURE_RNG_KIND, 0);
 	sim_rng_init(&w, seed, TORTURE_RNG_KIND, 1);
-	wide = sim_rng_below(&w, 2);
+	/* A mutant is tortured in the classic space, where its bug lives:
+	 * spreading waiters over 64 locks would hide a starvation bug. */
+	wide = sim_rng_below(&w, 2) && !o->mutant;
 	if (wide) {
 		small_hash = sim_rng_below(&w, 2);
 		wide_locks = (unsigned int)pick(&w, 3, 64);
@@ -53,6 +55,7 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 		irq_rate = sim_rng_below(&w, 4) == 0
 				   ? (unsigned int)pick(&w, 200, 2000)
 				   : 0;
+		chips = sim_rng_below(&w, 3) == 0;
 	}
 	/*
 	 * Overcommitted, but never so far that the correct locks starve by
@@ -75,6 +78,9 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	g_string_append_printf(s, "[machine]\npcpus = %u\n", pcpus);
 	if (small_hash) /* a 4 KiB page: a pv hash table of 256 entries */
 		g_string_append(s, "page_size = 4096\n");
+	if (chips) /* every pCPU a chip of its own: NUMA nodes apart */
+		g_string_append(s, "smt = 1\ncores_per_chip = 1\n"
+				   "cache_cores = 1\n");
 	/*
 	 * Tickless, as a nohz_full CPU: a tick or interrupt ends a cede or
 	 * halt, which would rescue a lost wakeup within a tick and hide it;
@@ -92,10 +98,52 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	g_string_append_printf(
 		s,
 		"[lock]\ntype = %s\nmutant = %s\npv_mapping = %s\n"
-		"SPIN_THRESHOLD = %u\nwait_early = %s\n",
+		"SPIN_THRESHOLD = %u\n",
 		lock, o->mutant ? o->mutant : "none", mapping,
-		spins[sim_rng_below(&r, G_N_ELEMENTS(spins))],
-		sim_rng_below(&r, 2) ? "prev-state" : "prev-preempted");
+		spins[sim_rng_below(&r, G_N_ELEMENTS(spins))]);
+	{
+		const char *we =
+			sim_rng_below(&r, 2) ? "prev-state" : "prev-preempted";
+
+		if (wide && sim_rng_below(&w, 4) == 0)
+			we = "none"; /* the whole threshold, as 4.2 did */
+		g_string_append_printf(s, "wait_early = %s\n", we);
+	}
+	if (wide && strcmp(lock, "pv_qspinlock") == 0) {
+		static const char *const steal[] = {"hybrid", "oneshot",
+						    "none"};
+
+		g_string_append_printf(s, "steal = %s\n",
+				       steal[sim_rng_below(&w, 3)]);
+	}
+	if (wide && strcmp(lock, "ppc_qspinlock") == 0) {
+		/* the powerpc lock's tunables (its debugfs knobs) */
+		static const unsigned int steal_spins[] = {0, 1, 32, 256};
+		static const unsigned int head_spins[] = {1, 16, 256};
+
+		g_string_append_printf(
+			s,
+			"qspl_steal_spins = %u\nqspl_head_spins = %u\n"
+			"qspl_pv_yield_allow_steal = %u\n"
+			"qspl_pv_spin_on_preempted_owner = %u\n"
+			"qspl_pv_sleepy_lock_sticky = %u\n"
+			"qspl_pv_sleepy_lock_interval_ns = %u\n"
+			"qspl_pv_prod_head = %u\n"
+			"qspl_pv_sleepy_lock = %u\nqspl_pv_yield_owner = %u\n"
+			"qspl_pv_yield_prev = %u\n"
+			"qspl_pv_yield_sleepy_owner = %u\n",
+			steal_spins[sim_rng_below(&w, 4)],
+			head_spins[sim_rng_below(&w, 3)],
+			(unsigned int)sim_rng_below(&w, 2),
+			(unsigned int)sim_rng_below(&w, 2),
+			(unsigned int)sim_rng_below(&w, 2),
+			sim_rng_below(&w, 2) ? 100000u : 0u,
+			(unsigned int)sim_rng_below(&w, 2),
+			(unsigned int)(sim_rng_below(&w, 4) != 0),
+			(unsigned int)(sim_rng_below(&w, 4) != 0),
+			(unsigned int)(sim_rng_below(&w, 4) != 0),
+			(unsigned int)(sim_rng_below(&w, 4) != 0));
+	}
 	g_string_append_printf(s, "backoff = %s\n",
 			       sim_rng_below(&r, 2) ? "percpu" : "hashed");
 	g_string_append_printf(s, "[workload]\nread_pct = %u\n",
