@@ -72,15 +72,21 @@ const struct lk_ops *const lk_registry[] = {
 };
 /* clang-format on */
 
+/* A build without the catalogue (-DQSIM_MUTANT_BUILDS=OFF, for the
+ * generated mutants of tools/mutate.py) lists none. */
+#ifndef QSIM_NO_MUTANT_BUILDS
 #define X(id, name, mapping, doc) \
 	extern const struct lk_ops lk_mutant_##id##_ops;
 LK_MUTANTS(X)
 #undef X
+#endif
 
 const struct lk_ops *const lk_mutants[] = {
+#ifndef QSIM_NO_MUTANT_BUILDS
 #define X(id, name, mapping, doc) &lk_mutant_##id##_ops,
 	LK_MUTANTS(X)
 #undef X
+#endif
 		NULL,
 };
 

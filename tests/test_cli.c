@@ -16,21 +16,13 @@ static char *db_path;
 
 static int qsim(char **out, char **err, ...)
 {
-	GPtrArray *argv = g_ptr_array_new();
 	va_list ap;
-	const char *a;
-	int status = -1;
+	int rc;
 
-	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
 	va_start(ap, err);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (gpointer)a);
+	rc = tu_qsim_va(NULL, out, err, ap);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
-	ck_assert(g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL,
-			       out, err, &status, NULL));
-	g_ptr_array_free(argv, TRUE);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return rc;
 }
 
 static const char *scenario(void)

@@ -32,20 +32,13 @@ static char *in_dir(const char *name)
 /* qsim ARGS... (NULL-terminated); its exit code, stdout and stderr. */
 static int qsim(char **out, char **err, ...)
 {
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	va_list ap;
-	const char *a;
-	int status = -1;
+	int rc;
 
-	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
 	va_start(ap, err);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (gpointer)a);
+	rc = tu_qsim_va(dir, out, err, ap);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
-	ck_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL,
-			       out, err, &status, NULL));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return rc;
 }
 
 static int64_t db_int(const char *path, const char *sql)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 
 #include "locks/lock.h"
@@ -277,4 +278,30 @@ uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e)
 	for (unsigned int i = 0; i < r->s.ncpus; i++)
 		n += r->s.cpus[i]->counters[e];
 	return n;
+}
+
+int tu_qsim_va(const char *dir, char **out, char **err, va_list ap)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	const char *a;
+	int status = -1;
+
+	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (gpointer)a);
+	g_ptr_array_add(argv, NULL);
+	ck_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL,
+			       out, err, &status, NULL));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int tu_qsim_in(const char *dir, char **out, char **err, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, err);
+	rc = tu_qsim_va(dir, out, err, ap);
+	va_end(ap);
+	return rc;
 }

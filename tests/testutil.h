@@ -6,6 +6,7 @@
 #define QSIM_TESTS_TESTUTIL_H
 
 #include <check.h>
+#include <stdarg.h>
 
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
@@ -117,6 +118,14 @@ void tu_rig_at(struct tu_rig *r, struct sim_event *ev, sim_event_fn fn,
 	       void *data, sim_time_t t);
 /* The sum over all vCPUs of lock event counter @e. */
 uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e);
+
+/*
+ * Run the qsim binary with the arguments given (NULL-terminated) in
+ * directory @dir (NULL: here); its exit code (-1 if it did not exit),
+ * with stdout and stderr in *@out and *@err when not NULL.
+ */
+int tu_qsim_in(const char *dir, char **out, char **err, ...);
+int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
 
 /* SQL that takes a current results file back to before schema 12 (for
  * the migration tests). */

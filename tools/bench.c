@@ -22,6 +22,7 @@
 #include "tools/bench.h"
 #include "tools/config.h"
 #include "tools/model.h"
+#include "tools/report.h"
 
 struct bench_case {
 	char name[64];
@@ -612,8 +613,6 @@ int bench_main(const struct bench_opts *o, FILE *out)
 
 	if (j) {
 		g_autoptr(JsonBuilder) b = json_builder_new();
-		g_autoptr(JsonGenerator) g = json_generator_new();
-		g_autoptr(JsonNode) root = NULL;
 		g_autofree char *text = NULL;
 
 		json_builder_begin_object(b);
@@ -634,10 +633,7 @@ int bench_main(const struct bench_opts *o, FILE *out)
 		}
 		json_builder_end_array(b);
 		json_builder_end_object(b);
-		root = json_builder_get_root(b);
-		json_generator_set_root(g, root);
-		json_generator_set_pretty(g, TRUE);
-		text = json_generator_to_data(g, NULL);
+		text = report_json_text(b);
 		fputs(text, j);
 		fputc('\n', j);
 		fclose(j);

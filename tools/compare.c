@@ -14,6 +14,7 @@
 
 #include "tools/compare.h"
 #include "tools/points.h"
+#include "tools/report.h"
 #include "tools/stats.h"
 #include "tools/store.h"
 
@@ -654,20 +655,9 @@ static void print_sweep(FILE *out, const struct compare_opts *o, GPtrArray *vs)
 		     "interval, Student's t, as a percentage of the mean)\n");
 }
 
-static void json_double(JsonBuilder *b, const char *name, double x)
-{
-	json_builder_set_member_name(b, name);
-	if (isfinite(x))
-		json_builder_add_double_value(b, x);
-	else
-		json_builder_add_null_value(b);
-}
-
 static char *to_json(const struct compare_opts *o, GPtrArray *vs)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) g = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
 
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "command");
@@ -702,13 +692,13 @@ static char *to_json(const struct compare_opts *o, GPtrArray *vs)
 			json_builder_begin_object(b);
 			json_builder_set_member_name(b, "n");
 			json_builder_add_int_value(b, v->s[m].n);
-			json_double(b, "mean", v->s[m].mean);
-			json_double(b, "sd", v->s[m].sd);
-			json_double(b, "ci95", v->s[m].ci);
+			report_json_real(b, "mean", v->s[m].mean);
+			report_json_real(b, "sd", v->s[m].sd);
+			report_json_real(b, "ci95", v->s[m].ci);
 			if (i && !o->sweep) {
-				json_double(b, "diff", v->d[m].diff);
-				json_double(b, "diff_lo", v->d[m].lo);
-				json_double(b, "diff_hi", v->d[m].hi);
+				report_json_real(b, "diff", v->d[m].diff);
+				report_json_real(b, "diff_lo", v->d[m].lo);
+				report_json_real(b, "diff_hi", v->d[m].hi);
 				json_builder_set_member_name(b, "verdict");
 				json_builder_add_string_value(b, verdict(v, m));
 			}
@@ -719,10 +709,7 @@ static char *to_json(const struct compare_opts *o, GPtrArray *vs)
 	}
 	json_builder_end_array(b);
 	json_builder_end_object(b);
-	root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	return json_generator_to_data(g, NULL);
+	return report_json_text(b);
 }
 
 static char *to_csv(const struct compare_opts *o, GPtrArray *vs)

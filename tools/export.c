@@ -342,8 +342,6 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 			GError **error)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) g = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
 	g_autofree char *text = NULL;
 	sqlite3_stmt *r, *p;
 
@@ -413,10 +411,7 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 	json_builder_end_object(b);
 	sqlite3_finalize(r);
 	sqlite3_finalize(p);
-	root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	text = json_generator_to_data(g, NULL);
+	text = report_json_text(b);
 	fprintf(out, "%s\n", text);
 	return true;
 }

@@ -1086,6 +1086,23 @@ static int cmd_trace(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Run ids into @ids; false (said after @what) if one is not. */
+static bool parse_run_ids(const char *what, char **args, GArray *ids)
+{
+	for (char **r = args; r && *r; r++) {
+		uint64_t v;
+		int64_t id;
+
+		if (!cfg_parse_u64(*r, &v) || v > INT64_MAX) {
+			fprintf(stderr, "%s '%s': a run id\n", what, *r);
+			return false;
+		}
+		id = (int64_t)v;
+		g_array_append_val(ids, id);
+	}
+	return true;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
 	g_autofree char *db = NULL, *out = NULL, *x = NULL, *by = NULL;
@@ -1133,18 +1150,8 @@ static int cmd_plot(int argc, char **argv)
 				"fairness\n");
 		return EXIT_INPUT;
 	}
-	for (char **r = runs; r && *r; r++) {
-		uint64_t v;
-		int64_t id;
-
-		if (!cfg_parse_u64(*r, &v) || v > INT64_MAX) {
-			fprintf(stderr, "qsim plot: --run '%s': a run id\n",
-				*r);
-			return EXIT_INPUT;
-		}
-		id = (int64_t)v;
-		g_array_append_val(ids, id);
-	}
+	if (!parse_run_ids("qsim plot: --run", runs, ids))
+		return EXIT_INPUT;
 	o.kind = rest[0];
 	o.db = db ? db : "results.db";
 	o.out = out;
@@ -1219,17 +1226,8 @@ static int cmd_export(int argc, char **argv, bool report)
 		fprintf(stderr, "%s: %s\n", what, err->message);
 		return EXIT_INPUT;
 	}
-	for (char **r = rest; r && *r; r++) {
-		uint64_t v;
-		int64_t id;
-
-		if (!cfg_parse_u64(*r, &v) || v > INT64_MAX) {
-			fprintf(stderr, "%s: '%s': a run id\n", what, *r);
-			return EXIT_INPUT;
-		}
-		id = (int64_t)v;
-		g_array_append_val(ids, id);
-	}
+	if (!parse_run_ids(what, rest, ids))
+		return EXIT_INPUT;
 	if (last < 0) {
 		fprintf(stderr, "%s: --last %d: a whole number\n", what, last);
 		return EXIT_INPUT;

@@ -356,7 +356,7 @@ static void j_int(JsonBuilder *b, const char *name, int64_t v)
 	json_builder_add_int_value(b, v);
 }
 
-static void j_real(JsonBuilder *b, const char *name, double v)
+void report_json_real(JsonBuilder *b, const char *name, double v)
 {
 	json_builder_set_member_name(b, name);
 	if (isfinite(v))
@@ -365,15 +365,23 @@ static void j_real(JsonBuilder *b, const char *name, double v)
 		json_builder_add_null_value(b);
 }
 
+char *report_json_text(JsonBuilder *b)
+{
+	g_autoptr(JsonGenerator) g = json_generator_new();
+	g_autoptr(JsonNode) root = json_builder_get_root(b);
+
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, TRUE);
+	return json_generator_to_data(g, NULL);
+}
+
 #define J_I(b, name, v) j_int(b, name, (int64_t)(v))
-#define J_R(b, name, v) j_real(b, name, (double)(v))
+#define J_R(b, name, v) report_json_real(b, name, (double)(v))
 
 char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 		  int64_t run_id, const char *db)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) g = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
 
 	json_builder_begin_object(b);
 	j_str(b, "scenario", cfg->path);
@@ -445,8 +453,5 @@ char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 	}
 	json_builder_end_object(b);
 	json_builder_end_object(b);
-	root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	return json_generator_to_data(g, NULL);
+	return report_json_text(b);
 }
