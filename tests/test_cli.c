@@ -27,12 +27,7 @@ static int qsim(char **out, char **err, ...)
 
 static const char *scenario(void)
 {
-	static char *p;
-
-	if (!p)
-		p = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
-				     "2x-overcommit.ini", NULL);
-	return p;
+	return tu_overcommit_ini();
 }
 
 static void setup(void)

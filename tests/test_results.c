@@ -76,12 +76,7 @@ static int64_t db_int_try(const char *path, const char *sql)
 
 static const char *scenario(void)
 {
-	static char *p;
-
-	if (!p)
-		p = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
-				     "2x-overcommit.ini", NULL);
-	return p;
+	return tu_overcommit_ini();
 }
 
 /* A stored run with tag @tag whose one lock ran at @tput op/s, with

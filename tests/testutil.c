@@ -305,3 +305,13 @@ int tu_qsim_in(const char *dir, char **out, char **err, ...)
 	va_end(ap);
 	return rc;
 }
+
+const char *tu_overcommit_ini(void)
+{
+	static char *p;
+
+	if (!p)
+		p = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+				     "2x-overcommit.ini", NULL);
+	return p;
+}

@@ -126,6 +126,8 @@ uint64_t tu_rig_events(const struct tu_rig *r, unsigned int e);
  */
 int tu_qsim_in(const char *dir, char **out, char **err, ...);
 int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
+/* The path of scenarios/2x-overcommit.ini in the source tree. */
+const char *tu_overcommit_ini(void);
 
 /* SQL that takes a current results file back to before schema 12 (for
  * the migration tests). */
