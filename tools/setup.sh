@@ -70,9 +70,11 @@ if [ "$test" -eq 1 ]; then
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DQSIM_SANITIZE=ON \
 		-DQSIM_WERROR="$werror" >/dev/null
 	cmake --build build-asan -j"$jobs"
+	# The unit tests, and the commands end to end (golden: every qsim
+	# command a user types, its leaks included).
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --output-on-failure -j"$jobs" -L unit)
+		ctest --output-on-failure -j"$jobs" -L 'unit|golden')
 	# Without the checks inside qsim's lock code: the observers outside
 	# must still catch every catalogued mutant (docs/torture.md).
 	cmake -S . -B build-nochecks -DCMAKE_BUILD_TYPE=RelWithDebInfo \
