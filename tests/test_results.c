@@ -357,6 +357,17 @@ START_TEST(test_merge_overlap)
 	/* import, by contrast, adds every run */
 	ck_assert_int_eq(qsim(NULL, NULL, "import", a, "--db", m, NULL), 0);
 	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 3);
+	/* a torture run with its failures goes along, once by merge */
+	ck_assert_int_eq(qsim(NULL, NULL, "torture", "--mutant",
+			      "kick_after_release", "--seeds", "2",
+			      "--keep-going", "--db", b, "--out", dir, NULL),
+			 2);
+	ck_assert_int_eq(qsim(NULL, NULL, "merge", m, b, NULL), 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "merge", m, b, NULL), 0);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM torture_runs"), 1);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM torture_failures"),
+			 db_int(b, "SELECT COUNT(*) FROM torture_failures"));
+	ck_assert_int_ge(db_int(m, "SELECT COUNT(*) FROM torture_failures"), 1);
 }
 END_TEST
 

@@ -1131,6 +1131,54 @@ static char *columns(struct store *st, const char *schema, const char *table,
 	return g_string_free(cols, FALSE);
 }
 
+/*
+ * Inside store_import's transaction: the torture runs of the attached
+ * file, with their failures, under new ids; with @skip_same, not one the
+ * destination has (same start, binary, lock, mutant, mapping and seeds).
+ */
+static bool import_torture(struct store *st, bool skip_same, GError **error)
+{
+	g_autofree char *cols = columns(st, "src", "torture_runs", "id", error);
+	g_auto_stmt q = NULL;
+
+	if (!cols)
+		return false;
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    skip_same
+			    ? "SELECT id FROM src.torture_runs r WHERE NOT "
+			      "EXISTS (SELECT 1 FROM main.torture_runs m "
+			      "WHERE m.started_at = r.started_at AND "
+			      "m.binary_sha256 = r.binary_sha256 AND m.lock = "
+			      "r.lock AND m.mutant IS r.mutant AND m.mapping "
+			      "IS r.mapping AND m.first_seed = r.first_seed "
+			      "AND m.seeds_run = r.seeds_run) ORDER BY id"
+			    : "SELECT id FROM src.torture_runs ORDER BY id",
+		    -1, &q, NULL) != SQLITE_OK)
+		return fail(st, error, "listing the torture runs to import");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t old = sqlite3_column_int64(q, 0), new;
+		g_autofree char *run = g_strdup_printf(
+			"INSERT INTO main.torture_runs (%s) SELECT %s FROM "
+			"src.torture_runs WHERE id = %" PRId64,
+			cols, cols, old);
+		g_autofree char *fails = NULL;
+
+		if (!exec(st, run, error))
+			return false;
+		new = sqlite3_last_insert_rowid(st->db);
+		fails = g_strdup_printf(
+			"INSERT INTO main.torture_failures (torture_id, seed, "
+			"violation, replay, scenario_text) SELECT %" PRId64
+			", seed, violation, replay, scenario_text FROM "
+			"src.torture_failures WHERE torture_id = %" PRId64,
+			new, old);
+		if (!exec(st, fails, error))
+			return false;
+	}
+	return true;
+}
+
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  int64_t *count, int64_t *skipped, GError **error)
 {
@@ -1220,6 +1268,8 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 		}
 		(*count)++;
 	}
+	if (!import_torture(st, skip_same, error))
+		goto rollback;
 	if (!exec(st, "COMMIT", error))
 		goto rollback;
 	ok = true;
