@@ -112,6 +112,10 @@ struct lk_ops {
 	/* The pv hash table in @globals: entries of a lock then a node
 	 * pointer (false: none). */
 	bool (*pv_hash)(void *globals, void **base, size_t *entries);
+	/* Each cpu's queue-node count in @globals: an int at @base + cpu *
+	 * @stride for @ncpus cpus, from 0 to @max (false: none known). */
+	bool (*qnode_counts)(void *globals, void **base, size_t *stride,
+			     unsigned int *ncpus, int *max);
 	/* Built from a kernel tree's own files (docs/kernel-tree.md). */
 	bool kernel_tree;
 	/* The tunables it registers, as "[lock] key=its default" (the

@@ -687,6 +687,18 @@ static void ppc_unlock(void *p)
 #define PPC_OPS lk_ppc_qspinlock_ops
 #endif
 
+static bool ppc_qnode_counts(void *globals, void **base, size_t *stride,
+			     unsigned int *ncpus, int *max)
+{
+	struct ppc_guest *g = globals;
+
+	*base = &g->qnodes[0].count;
+	*stride = g->qnodes_stride;
+	*ncpus = g->nr_cpus;
+	*max = PPC_MAX_NODES;
+	return true;
+}
+
 const struct lk_ops PPC_OPS = {
 	.name = "ppc_qspinlock",
 #ifdef QSIM_MUTANT
@@ -706,6 +718,7 @@ const struct lk_ops PPC_OPS = {
 	.global_size = ppc_guest_size,
 	.global_init = ppc_guest_init,
 	.word = LK_WORD_PPC,
+	.qnode_counts = ppc_qnode_counts,
 	.params = "qspl_*",
 };
 

@@ -33,6 +33,7 @@ struct obs {
 	enum obs_kind kind;
 	char *who;
 	GHashTable *locks;  /* guest address -> struct obs_lock */
+	GPtrArray *owned;   /* the struct obs_count it watches */
 	GHashTable *counts; /* guest lock address -> entries (unwatched
 			       locks too: an rwlock's wait_lock) */
 	struct obs_pv_entry *hash;
@@ -40,10 +41,19 @@ struct obs {
 	void **shadow; /* per entry: its lock pointer as last seen */
 };
 
-/* What a watched line holds: a lock word or part of a hash table. */
+/* A cpu's queue-node count (O7). */
+struct obs_count {
+	int *count;
+	int max;
+	unsigned int cpu;
+};
+
+/* What a watched line holds: a lock word, a cpu's node count, or part of
+ * a hash table. */
 struct obs_slot {
 	struct obs *o;
-	struct obs_lock *lock; /* or NULL: hash entries */
+	struct obs_lock *lock;	 /* or NULL: */
+	struct obs_count *count; /* or NULL: hash entries */
 };
 
 struct obs_set {
@@ -104,6 +114,17 @@ static void on_ppc_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
 		       "O6: lock %u has an owner or sleepy bit but is not "
 		       "locked, by cpu %d (word %#" PRIx32 " -> %#" PRIx32 ")",
 		       l->idx, who, old, now);
+}
+
+static void on_count(struct obs *o, struct obs_count *n, struct sim_cpu *c)
+{
+	int now = *(volatile int *)n->count;
+
+	if (now < 0 || now > n->max)
+		report(o, c,
+		       "O7: cpu %u's queue-node count is %d (it has %d "
+		       "nodes), by cpu %d",
+		       n->cpu, now, n->max, c ? (int)c->id : -1);
 }
 
 static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
@@ -181,7 +202,9 @@ static void obs_on_write(void *data, struct sim_cpu *c, const void *p)
 		set->slots, GSIZE_TO_POINTER(sim_mem_line_of(&s->mem, p) + 1));
 	if (!slot)
 		return;
-	if (slot->lock && slot->o->kind == OBS_PPC)
+	if (slot->count)
+		on_count(slot->o, slot->count, c);
+	else if (slot->lock && slot->o->kind == OBS_PPC)
 		on_ppc_lock(slot->o, slot->lock, c);
 	else if (slot->lock)
 		on_lock(slot->o, slot->lock, c);
@@ -196,7 +219,8 @@ static void set_free(struct obs_set *set)
 	g_free(set);
 }
 
-static void watch_line(struct obs *o, const void *p, struct obs_lock *l)
+static void watch_line(struct obs *o, const void *p, struct obs_lock *l,
+		       struct obs_count *n)
 {
 	struct sim *s = o->sim;
 	struct obs_set *set = s->write_data;
@@ -204,6 +228,7 @@ static void watch_line(struct obs *o, const void *p, struct obs_lock *l)
 
 	slot->o = o;
 	slot->lock = l;
+	slot->count = n;
 	g_hash_table_insert(set->slots,
 			    GSIZE_TO_POINTER(sim_mem_line_of(&s->mem, p) + 1),
 			    slot);
@@ -229,6 +254,7 @@ struct obs *obs_new(struct sim *s, enum obs_kind kind, const char *who)
 	o->who = g_strdup(who);
 	o->locks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	o->counts = g_hash_table_new(NULL, NULL);
+	o->owned = g_ptr_array_new_with_free_func(g_free);
 	return o;
 }
 
@@ -241,7 +267,21 @@ void obs_watch_lock(struct obs *o, void *lock, unsigned int idx)
 	l->last = *(uint32_t *)lock;
 	l->holder = -1;
 	g_hash_table_insert(o->locks, lock, l);
-	watch_line(o, lock, l);
+	watch_line(o, lock, l, NULL);
+}
+
+void obs_watch_qnode_counts(struct obs *o, void *base, size_t stride,
+			    unsigned int ncpus, int max)
+{
+	for (unsigned int i = 0; i < ncpus; i++) {
+		struct obs_count *n = g_new0(struct obs_count, 1);
+
+		n->count = (int *)((char *)base + (size_t)i * stride);
+		n->max = max;
+		n->cpu = i;
+		g_ptr_array_add(o->owned, n);
+		watch_line(o, n->count, NULL, n);
+	}
 }
 
 void obs_watch_pv_hash(struct obs *o, void *base, size_t entries)
@@ -254,8 +294,9 @@ void obs_watch_pv_hash(struct obs *o, void *base, size_t entries)
 	for (size_t i = 0; i < entries; i++)
 		o->shadow[i] = o->hash[i].lock;
 	for (size_t b = 0; b < entries * sizeof(*o->hash); b += line)
-		watch_line(o, (char *)base + b, NULL);
-	watch_line(o, (char *)base + entries * sizeof(*o->hash) - 1, NULL);
+		watch_line(o, (char *)base + b, NULL, NULL);
+	watch_line(o, (char *)base + entries * sizeof(*o->hash) - 1, NULL,
+		   NULL);
 }
 
 void obs_free(struct obs *o)
@@ -271,6 +312,7 @@ void obs_free(struct obs *o)
 	}
 	g_hash_table_destroy(o->locks);
 	g_hash_table_destroy(o->counts);
+	g_ptr_array_free(o->owned, TRUE);
 	g_free(o->shadow);
 	g_free(o->who);
 	g_free(o);

@@ -32,6 +32,12 @@
  *   O6  the owner, sleepy and must-queue-free low half is non-zero only
  *       while the locked bit is set (an unlock clears the half at once,
  *       and only a holder's word carries an owner or sleepy).
+ *
+ * And, where the lock says where they are (lk_ops.qnode_counts):
+ *
+ *   O7  each cpu's count of queue nodes in use stays from 0 to the
+ *       nodes it has (a node taken and never counted, or given back
+ *       twice, breaks it at once).
  */
 #ifndef QSIM_SIM_OBSERVE_H
 #define QSIM_SIM_OBSERVE_H
@@ -51,6 +57,10 @@ enum obs_kind {
 struct obs *obs_new(struct sim *s, enum obs_kind kind, const char *who);
 /* Watch the lock word at @lock (the workload's lock @idx). */
 void obs_watch_lock(struct obs *o, void *lock, unsigned int idx);
+/* Watch each of @ncpus cpus' queue-node count: an int at @base + cpu *
+ * @stride, from 0 to @max (O7). */
+void obs_watch_qnode_counts(struct obs *o, void *base, size_t stride,
+			    unsigned int ncpus, int max);
 /* Watch the pv hash table: @entries entries of two pointers at @base. */
 void obs_watch_pv_hash(struct obs *o, void *base, size_t entries);
 void obs_free(struct obs *o);

@@ -253,6 +253,72 @@ START_TEST(test_ppc_words)
 }
 END_TEST
 
+/* cpu 0's queue-node count := @a (the ppc lock's per-cpu block). */
+static void write_count(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	void *base;
+	size_t stride;
+	unsigned int n;
+	int max;
+
+	ck_assert(r->ops->qnode_counts(r->h.parts[0]->guest, &base, &stride, &n,
+				       &max));
+	WRITE_ONCE(*(int *)base, (int)a);
+}
+
+static const char *run_counts(const struct tu_step *s0)
+{
+	static const struct tu_step none[] = {END};
+	struct tu_script sc[2] = {{.steps = s0}, {.steps = none}};
+	struct hv_params hp = tu_hv_params(2);
+	struct obs *o;
+	void *base;
+	size_t stride;
+	unsigned int n;
+	int max;
+
+	g_free(caught);
+	caught = NULL;
+	tu_rig_init(&R, &hp, "ppc_qspinlock", NULL, false, sc, 2, 1);
+	R.call = write_count;
+	tu_rig_start(&R);
+	o = obs_new(&R.s, OBS_PPC, "partition 0");
+	ck_assert(R.ops->qnode_counts(R.h.parts[0]->guest, &base, &stride, &n,
+				      &max));
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(max, 4);
+	obs_watch_qnode_counts(o, base, stride, n, max);
+	R.s.violation_hook = capture;
+	sim_run(&R.s, SIM_MS);
+	obs_free(o);
+	tu_rig_destroy(&R);
+	return caught;
+}
+
+/* O7: a cpu's node count stays from 0 to its 4 nodes: taking nodes up
+ * to 4 and giving them back is legal; one given back too many (the
+ * generated mutant that never counted the node it took) or a fifth is
+ * not. */
+START_TEST(test_ppc_node_counts)
+{
+	static const struct tu_step legal[] = {DO(1), DO(2), DO(4),
+					       DO(3), DO(0), END};
+	static const struct tu_step under[] = {DO(1), DO(0), DO(-1), END};
+	static const struct tu_step over[] = {DO(4), DO(5), END};
+	const char *m;
+
+	ck_assert_ptr_null(run_counts(legal));
+	m = run_counts(under);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O7: cpu 0's queue-node count is -1 (it has "
+				"4 nodes), by cpu 0"),
+		      "%s", m);
+	m = run_counts(over);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "O7: cpu 0's queue-node count is 5"), "%s", m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("observe");
@@ -265,6 +331,7 @@ int main(void)
 	tcase_add_test(tc, test_o4_released_while_hashed);
 	tcase_add_test(tc, test_o1_bad_locked_byte);
 	tcase_add_test(tc, test_ppc_words);
+	tcase_add_test(tc, test_ppc_node_counts);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -636,6 +636,15 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		if (ops->pv_hash && r->hv.parts[p]->guest &&
 		    ops->pv_hash(r->hv.parts[p]->guest, &hb, &hn))
 			obs_watch_pv_hash(o, hb, hn);
+		if (ops->qnode_counts && r->hv.parts[p]->guest) {
+			size_t stride;
+			unsigned int nc;
+			int max;
+
+			if (ops->qnode_counts(r->hv.parts[p]->guest, &hb,
+					      &stride, &nc, &max))
+				obs_watch_qnode_counts(o, hb, stride, nc, max);
+		}
 	}
 
 	r->sim.host_deadline_us = t0 + (gint64)cfg->host_timeout_s * 1000000;
