@@ -537,6 +537,7 @@ const struct lk_ops PV_OPS = {
 	.paravirt = true,
 	.word = LK_WORD_QSPINLOCK,
 	.pv_hash = qs_pv_hash,
+	.qnode_counts = qs_qnode_counts,
 	.params = "pv_mapping SPIN_THRESHOLD wait_early steal",
 };
 

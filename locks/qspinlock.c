@@ -101,6 +101,19 @@ bool qs_pv_hash(void *globals, void **base, size_t *entries)
 	return true;
 }
 
+bool qs_qnode_counts(void *globals, void **base, size_t *stride,
+		     unsigned int *ncpus, int *max)
+{
+	struct qs_guest *g = globals;
+
+	/* node 0 of each cpu's _Q_MAX_NODES counts them */
+	*base = &g->qnodes[0].count;
+	*stride = sizeof(struct qnode) * _Q_MAX_NODES;
+	*ncpus = g->nr_cpus;
+	*max = _Q_MAX_NODES;
+	return true;
+}
+
 void qs_lock_init(void *p)
 {
 	struct qspinlock *lock = p;
@@ -169,5 +182,6 @@ const struct lk_ops lk_qspinlock_ops = {
 	.global_init = qs_guest_init,
 	.global_fini = qs_guest_fini,
 	.word = LK_WORD_QSPINLOCK,
+	.qnode_counts = qs_qnode_counts,
 	.params = "_Q_PENDING_LOOPS",
 };

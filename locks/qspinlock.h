@@ -132,8 +132,10 @@ void qs_lock_init(void *lock);
 void native_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val);
 void native_queued_spin_unlock(struct qspinlock *lock);
 void qs_guest_fini(void *globals);
-/* lk_ops.pv_hash of the qspinlock family. */
+/* lk_ops.pv_hash and lk_ops.qnode_counts of the qspinlock family. */
 bool qs_pv_hash(void *globals, void **base, size_t *entries);
+bool qs_qnode_counts(void *globals, void **base, size_t *stride,
+		     unsigned int *ncpus, int *max);
 
 #ifndef QSIM_MUTANT
 /* The pv build (pv_qspinlock.c); mutant builds keep theirs static. */

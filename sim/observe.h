@@ -33,7 +33,8 @@
  *       while the locked bit is set (an unlock clears the half at once,
  *       and only a holder's word carries an owner or sleepy).
  *
- * And, where the lock says where they are (lk_ops.qnode_counts):
+ * And, for either family, where the lock says where they are
+ * (lk_ops.qnode_counts):
  *
  *   O7  each cpu's count of queue nodes in use stays from 0 to the
  *       nodes it has (a node taken and never counted, or given back
