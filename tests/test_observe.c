@@ -199,25 +199,59 @@ static void write_word(struct tu_rig *r, struct sim_cpu *c, long a)
 	WRITE_ONCE(*(u32 *)r->locks[0], (u32)a);
 }
 
-static const char *run_ppc(const struct tu_step *s0)
+/* cpu 0's queue-node count := @a (the ppc lock's per-cpu block). */
+static void write_count(struct tu_rig *r, struct sim_cpu *c, long a)
+{
+	void *base;
+	size_t stride;
+	unsigned int n;
+	int max;
+
+	ck_assert(r->ops->qnode_counts(r->h.parts[0]->guest, &base, &stride, &n,
+				       &max));
+	WRITE_ONCE(*(int *)base, (int)a);
+}
+
+/*
+ * vCPU 0 runs @s0 with @call as its action, under the powerpc observer
+ * watching lock 0's word and every cpu's queue-node count; its first
+ * report or NULL.
+ */
+static const char *run_ppc_with(void (*call)(struct tu_rig *, struct sim_cpu *,
+					     long),
+				const struct tu_step *s0)
 {
 	static const struct tu_step none[] = {END};
 	struct tu_script sc[2] = {{.steps = s0}, {.steps = none}};
 	struct hv_params hp = tu_hv_params(2);
 	struct obs *o;
+	void *base;
+	size_t stride;
+	unsigned int n;
+	int max;
 
 	g_free(caught);
 	caught = NULL;
 	tu_rig_init(&R, &hp, "ppc_qspinlock", NULL, false, sc, 2, 1);
-	R.call = write_word;
+	R.call = call;
 	tu_rig_start(&R);
 	o = obs_new(&R.s, OBS_PPC, "partition 0");
 	obs_watch_lock(o, R.locks[0], 0);
+	ck_assert(R.ops->qnode_counts(R.h.parts[0]->guest, &base, &stride, &n,
+				      &max));
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(max, 4);
+	obs_watch_qnode_counts(o, base, stride, n, max);
 	R.s.violation_hook = capture;
 	sim_run(&R.s, SIM_MS);
 	obs_free(o);
 	tu_rig_destroy(&R);
 	return caught;
+}
+
+static const char *run_ppc(const struct tu_step *s0)
+{
+	return run_ppc_with(write_word, s0);
 }
 
 START_TEST(test_ppc_words)
@@ -253,46 +287,9 @@ START_TEST(test_ppc_words)
 }
 END_TEST
 
-/* cpu 0's queue-node count := @a (the ppc lock's per-cpu block). */
-static void write_count(struct tu_rig *r, struct sim_cpu *c, long a)
-{
-	void *base;
-	size_t stride;
-	unsigned int n;
-	int max;
-
-	ck_assert(r->ops->qnode_counts(r->h.parts[0]->guest, &base, &stride, &n,
-				       &max));
-	WRITE_ONCE(*(int *)base, (int)a);
-}
-
 static const char *run_counts(const struct tu_step *s0)
 {
-	static const struct tu_step none[] = {END};
-	struct tu_script sc[2] = {{.steps = s0}, {.steps = none}};
-	struct hv_params hp = tu_hv_params(2);
-	struct obs *o;
-	void *base;
-	size_t stride;
-	unsigned int n;
-	int max;
-
-	g_free(caught);
-	caught = NULL;
-	tu_rig_init(&R, &hp, "ppc_qspinlock", NULL, false, sc, 2, 1);
-	R.call = write_count;
-	tu_rig_start(&R);
-	o = obs_new(&R.s, OBS_PPC, "partition 0");
-	ck_assert(R.ops->qnode_counts(R.h.parts[0]->guest, &base, &stride, &n,
-				      &max));
-	ck_assert_uint_eq(n, 2);
-	ck_assert_int_eq(max, 4);
-	obs_watch_qnode_counts(o, base, stride, n, max);
-	R.s.violation_hook = capture;
-	sim_run(&R.s, SIM_MS);
-	obs_free(o);
-	tu_rig_destroy(&R);
-	return caught;
+	return run_ppc_with(write_count, s0);
 }
 
 /* O7: a cpu's node count stays from 0 to its 4 nodes: taking nodes up
