@@ -126,6 +126,7 @@ struct lk_ops {
 	const char *mutant;
 	const char *mutant_desc;
 	const char *mutant_mapping; /* a mapping that exposes it, or NULL */
+	const char *mutant_memory;  /* the memory model it needs, or NULL */
 	bool hv_no_latch;	    /* the hypervisor must not latch kicks */
 	void (*global_fini)(void *globals);
 };

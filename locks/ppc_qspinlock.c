@@ -150,6 +150,13 @@ static inline int tail_cpu(u32 v)
 /* --- the larx/stcx. sequences, each one atomic step; the lock takes
  * carry the lock hint (EH=1) --- */
 
+/* The lock-taking update: larx with the lock hint, acquire ordering
+ * (relaxed in the ppc_lock_relaxed mutant). */
+#define try_cmpxchg_lock(v, po, n)                                           \
+	__atomic_try_cmpxchg_hint(v, po, n, true,                            \
+				  MUTANT(ppc_lock_relaxed) ? SIM_ORD_RELAXED \
+							   : SIM_ORD_ACQUIRE)
+
 /* Free and no must-queue: take it, keeping any tail. */
 static bool trylock_steal(struct ppc_qspinlock *lock)
 {
@@ -158,7 +165,7 @@ static bool trylock_steal(struct ppc_qspinlock *lock)
 	do {
 		if ((u32)old & (_Q_LOCKED_VAL | _Q_MUST_Q_VAL))
 			return false;
-	} while (!atomic_try_cmpxchg_lock(
+	} while (!try_cmpxchg_lock(
 		&lock->val, &old,
 		(int)(((u32)old & _Q_TAIL_CPU_MASK) | lock_val_of_me())));
 	return true;
@@ -179,8 +186,8 @@ static u32 trylock_clean_tail(struct ppc_qspinlock *lock, u32 tail)
 			       : (u32)old & _Q_TAIL_CPU_MASK;
 		if (MUTANT(ppc_mustq_kept))
 			keep |= (u32)old & _Q_MUST_Q_VAL;
-	} while (!atomic_try_cmpxchg_lock(&lock->val, &old,
-					  (int)(keep | lock_val_of_me())));
+	} while (!try_cmpxchg_lock(&lock->val, &old,
+				   (int)(keep | lock_val_of_me())));
 	return (u32)old;
 }
 
@@ -667,7 +674,10 @@ static void ppc_unlock(void *p)
 		return;
 	}
 	/* (locked, owner, sleepy) <- 0; must-queue and tail stay. */
-	smp_store_release(&lock->locked, 0);
+	if (MUTANT(ppc_unlock_relaxed))
+		WRITE_ONCE(lock->locked, 0);
+	else
+		smp_store_release(&lock->locked, 0);
 	v = (u32)lock->val.counter; /* host-side check, not a guest read */
 	if (LK_CHECKS && (v & _Q_MUST_Q_VAL) && !(v & _Q_TAIL_CPU_MASK))
 		lk_violation("Q1: must-queue left set with no queue (word "
@@ -681,8 +691,9 @@ static void ppc_unlock(void *p)
 #define PPC_OPS		  PPC_CAT(lk_mutant_, QSIM_MUTANT, _ops)
 /* This build's entry of the catalogue, as constant expressions (see
  * pv_qspinlock.c). */
-#define MUT_NAME_(id, name, mapping, doc) QSIM_MUTANT == (id) ? #name:
-#define MUT_DOC_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (doc):
+#define MUT_NAME_(id, name, mapping, memory, doc) QSIM_MUTANT == (id) ? #name:
+#define MUT_DOC_(id, name, mapping, memory, doc)  QSIM_MUTANT == (id) ? (doc):
+#define MUT_MEM_(id, name, mapping, memory, doc)  QSIM_MUTANT == (id) ? (memory):
 #else
 #define PPC_OPS lk_ppc_qspinlock_ops
 #endif
@@ -705,6 +716,7 @@ const struct lk_ops PPC_OPS = {
 	.desc = "a mutant build of ppc_qspinlock",
 	.mutant = LK_MUTANTS(MUT_NAME_) NULL,
 	.mutant_desc = LK_MUTANTS(MUT_DOC_) NULL,
+	.mutant_memory = LK_MUTANTS(MUT_MEM_) NULL,
 #else
 	.desc = "powerpc queued spinlock: owner in the word, stealing, "
 		"must-queue, sleepy, confer to owner/predecessor (qspl_*)",

@@ -291,7 +291,10 @@ static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
 		if (r && !early)
 			return;
 		/* Pairs with the barrier before the state CAS in kick_node. */
-		smp_store_mb(n->state, vcpu_halted);
+		if (MUTANT(no_mb_wait_node))
+			WRITE_ONCE(n->state, vcpu_halted);
+		else
+			smp_store_mb(n->state, vcpu_halted);
 		lk_point(state_stored);
 		if (!READ_ONCE(n->locked)) {
 			lockevent_inc(pv_wait_node);
@@ -312,7 +315,8 @@ static void pv_wait_node_hook(struct qnode *n, struct qnode *prev)
 static void pv_kick_node_hook(struct qspinlock *lock, struct qnode *n)
 {
 	/* A failed relaxed CAS orders nothing; pairs with smp_store_mb. */
-	smp_mb__before_atomic();
+	if (!MUTANT(no_mb_kick_node))
+		smp_mb__before_atomic();
 	if (cmpxchg_relaxed(&n->state, (u8)vcpu_halted, (u8)vcpu_hashed) !=
 	    vcpu_halted)
 		return;
@@ -368,7 +372,10 @@ static u32 pv_wait_head_or_lock_hook(struct qspinlock *lock, struct qnode *n)
 			lp = pv_hash(lock, n);
 			lk_point(hashed);
 			/* Hash before _Q_SLOW_VAL; the xchg is the barrier. */
-			if (xchg(&lock->locked, (u8)_Q_SLOW_VAL) == 0) {
+			if (__xchg(&lock->locked, (u8)_Q_SLOW_VAL,
+				   MUTANT(relaxed_slow_xchg)
+					   ? SIM_ORD_RELAXED
+					   : SIM_ORD_FULL) == 0) {
 				/* It was free: we own it; undo and unhash. */
 				WRITE_ONCE(lock->locked, (u8)_Q_LOCKED_VAL);
 				WRITE_ONCE(*lp, NULL);
@@ -415,8 +422,9 @@ static void pvqs_lock(void *p)
 	struct qspinlock *lock = p;
 	int v = 0;
 
-	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &v,
-					      (int)_Q_LOCKED_VAL)))
+	if (likely(__atomic_try_cmpxchg(
+		    &lock->val, &v, (int)_Q_LOCKED_VAL,
+		    MUTANT(relaxed_lock) ? SIM_ORD_RELAXED : SIM_ORD_ACQUIRE)))
 		goto out;
 	if (!is_shared_processor()) {
 		native_queued_spin_lock_slowpath(lock, (u32)v);
@@ -440,7 +448,8 @@ static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
 			"locked) = %#x",
 			locked, (u32)lock->val.counter);
 	/* The failed cmpxchg gave no ordering; pairs with the head's xchg. */
-	smp_rmb();
+	if (!MUTANT(no_rmb_unlock))
+		smp_rmb();
 	if (MUTANT(kick_after_release)) {
 		smp_store_release(&lock->locked, 0);
 		lk_point(released);
@@ -461,7 +470,10 @@ static void pv_unlock_slowpath(struct qspinlock *lock, u8 locked)
 	n = pv_unhash(lock);
 	lk_point(unhashed);
 	/* After this store the lock may be gone: use only the node. */
-	smp_store_release(&lock->locked, 0);
+	if (MUTANT(relaxed_unlock))
+		WRITE_ONCE(lock->locked, 0);
+	else
+		smp_store_release(&lock->locked, 0);
 	/* P1: released, so no entry may remain (only the owner hashes). */
 	if (hash_count_add(lock, 0))
 		lk_violation("P1: lock %#llx still hashed after its slow "
@@ -487,7 +499,9 @@ static void pvqs_unlock(void *p)
 		native_queued_spin_unlock(lock);
 		return;
 	}
-	locked = cmpxchg_release(&lock->locked, (u8)_Q_LOCKED_VAL, (u8)0);
+	locked = __cmpxchg(&lock->locked, (u8)_Q_LOCKED_VAL, (u8)0,
+			   MUTANT(relaxed_unlock) ? SIM_ORD_RELAXED
+						  : SIM_ORD_RELEASE);
 	if (likely(locked == _Q_LOCKED_VAL))
 		return;
 	pv_unlock_slowpath(lock, locked);
@@ -505,9 +519,11 @@ static bool pvqs_trylock(void *p)
 /* This build's entry of the catalogue, as constant expressions (a
  * conditional chain on the compile-time QSIM_MUTANT: what C allows in a
  * static initializer, where an array element is not). */
-#define MUT_NAME_(id, name, mapping, doc) QSIM_MUTANT == (id) ? #name:
-#define MUT_MAP_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (mapping):
-#define MUT_DOC_(id, name, mapping, doc)  QSIM_MUTANT == (id) ? (doc):
+#define MUT_NAME_(id, name, mapping, memory, doc) QSIM_MUTANT == (id) ? #name:
+#define MUT_MAP_(id, name, mapping, memory, doc) \
+	QSIM_MUTANT == (id) ? (mapping):
+#define MUT_DOC_(id, name, mapping, memory, doc) QSIM_MUTANT == (id) ? (doc):
+#define MUT_MEM_(id, name, mapping, memory, doc) QSIM_MUTANT == (id) ? (memory):
 #else
 #define PV_OPS lk_pv_qspinlock_ops
 #endif
@@ -519,6 +535,7 @@ const struct lk_ops PV_OPS = {
 	.mutant = LK_MUTANTS(MUT_NAME_) NULL,
 	.mutant_desc = LK_MUTANTS(MUT_DOC_) NULL,
 	.mutant_mapping = LK_MUTANTS(MUT_MAP_) NULL,
+	.mutant_memory = LK_MUTANTS(MUT_MEM_) NULL,
 	.hv_no_latch = MUTANT(no_latch),
 #else
 	.desc = "paravirt queued spinlock: pv node states, lock hash, lazy "

@@ -26,6 +26,11 @@
  *       hand the MCS lock to the successor
  */
 
+/* The mutant builds of pv_qspinlock.c (locks/mutants.h) define MUTANT. */
+#ifndef MUTANT
+#define MUTANT(name) 0
+#endif
+
 #ifndef QS_LINKAGE
 #define QS_LINKAGE
 #endif
@@ -106,7 +111,8 @@ pv_queue:
 		goto release;
 
 	/* S6: node contents before the tail that publishes it. */
-	smp_wmb();
+	if (!MUTANT(no_wmb_publish))
+		smp_wmb();
 	prev_tail =
 		(u32)xchg_relaxed(&lock->tail, (u16)(mytail >> _Q_TAIL_OFFSET))
 		<< _Q_TAIL_OFFSET;

@@ -75,7 +75,7 @@ const struct lk_ops *const lk_registry[] = {
 /* A build without the catalogue (-DQSIM_MUTANT_BUILDS=OFF, for the
  * generated mutants of tools/mutate.py) lists none. */
 #ifndef QSIM_NO_MUTANT_BUILDS
-#define X(id, name, mapping, doc) \
+#define X(id, name, mapping, memory, doc) \
 	extern const struct lk_ops lk_mutant_##id##_ops;
 LK_MUTANTS(X)
 #undef X
@@ -83,7 +83,7 @@ LK_MUTANTS(X)
 
 const struct lk_ops *const lk_mutants[] = {
 #ifndef QSIM_NO_MUTANT_BUILDS
-#define X(id, name, mapping, doc) &lk_mutant_##id##_ops,
+#define X(id, name, mapping, memory, doc) &lk_mutant_##id##_ops,
 	LK_MUTANTS(X)
 #undef X
 #endif

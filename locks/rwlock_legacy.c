@@ -36,7 +36,7 @@ static s32 rwl_token(void)
  */
 static bool rwl_read_trylock(struct legacy_rwlock *rw)
 {
-	return __add_unless_negative(&rw->lock, 1, true) > 0;
+	return __add_unless_negative(&rw->lock, 1, true, SIM_ORD_ACQUIRE) > 0;
 }
 
 /* larx with the lock hint; the stcx. only when the word is 0. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "sim/engine.h"
+#include "sim/mm.h"
 
 __thread struct sim *sim_self;
 
@@ -192,6 +193,7 @@ void sim_destroy(struct sim *s)
 
 	for (unsigned int i = 0; i < s->ncpus; i++)
 		sim_rspin_free(s->cpus[i]);
+	sim_mm_free(s);
 	g_free(s->on_pcpu);
 
 	for (size_t i = 0; s->mem.lines && i < s->mem.nlines; i++) {
@@ -372,6 +374,7 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 	c->ev.tie = c->id + 1;
 	sim_rng_init(&c->mrng, s->seed, SIM_RNG_MACHINE, c->id);
 	sim_rng_init(&c->irng, s->seed, SIM_RNG_IRQ, c->id);
+	sim_mm_cpu_init(c);
 	sim_event_init(&c->tick_ev, tick_ev, c, SIM_PRIO_HV);
 	sim_event_init(&c->irq_ev, irq_ev, c, SIM_PRIO_HV);
 	s->cpus = g_renew(struct sim_cpu *, s->cpus, s->ncpus + 1);
@@ -593,6 +596,7 @@ void sim_cpu_undispatch(struct sim_cpu *c, sim_time_t t, bool idle)
 
 	QSIM_BUG_ON(!c->dispatched, "cpu %u undispatched twice", c->id);
 	sim_rspin_abort(c, t); /* a raw spin replays up to here */
+	sim_mm_drain(c, t);    /* leaving the pCPU is a sync */
 	sim_tl(s, t, SIM_TL_STOP, (int32_t)c->id, c->pcpu, idle);
 	c->dispatched = false;
 	if (s->on_pcpu && c->pcpu >= 0)
@@ -1083,6 +1087,7 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 	if (kind == SIM_WRITE) {
 		/* The store waits in the store buffer; the cpu goes on. */
 		c->store_done_ps = SIM_MAX(c->store_done_ps, done);
+		c->wdone_ps = done;
 		c->now_ps += m->cost.hit_ps;
 		return;
 	}
@@ -1256,7 +1261,8 @@ void sim_raw_unpark(struct sim_cpu *c, sim_time_t t)
 	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, grid_index_after(w, t)));
 }
 
-void sim_mem_written(struct sim *s, const void *p, sim_time_t t)
+void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
+			sim_time_t t)
 {
 	size_t line = sim_mem_line_of(&s->mem, p);
 
@@ -1264,7 +1270,23 @@ void sim_mem_written(struct sim *s, const void *p, sim_time_t t)
 	if (s->mem.lines[line].watchers)
 		wake_watchers(s, line, t);
 	if (s->mem.observed && s->mem.observed[line])
-		s->write_hook(s->write_data, s->cur, p);
+		s->write_hook(s->write_data, w, p);
+}
+
+void sim_mem_written(struct sim *s, const void *p, sim_time_t t)
+{
+	sim_mem_written_by(s, s->cur, p, t);
+}
+
+void sim_wait_stale(struct sim_cpu *c, size_t line)
+{
+	struct sim_wait *w = &c->wait;
+
+	if (!w->active)
+		return;
+	for (unsigned int i = 0; i < w->nlines; i++)
+		if (w->lines[i] == line)
+			w->versions[i] = c->sim->mem.lines[line].version - 1;
 }
 
 void sim_mem_observe(struct sim *s, const void *p)

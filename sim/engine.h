@@ -63,7 +63,8 @@
 /* Event priorities at equal time: hypervisor first, then cpus, then checks. */
 enum sim_prio {
 	SIM_PRIO_HV = 10,
-	SIM_PRIO_LINE = 15, /* a busy line serves its next request */
+	SIM_PRIO_STORE = 12, /* a buffered store becomes visible (sim/mm.h) */
+	SIM_PRIO_LINE = 15,  /* a busy line serves its next request */
 	SIM_PRIO_CPU = 20,
 	SIM_PRIO_CHECK = 30,
 };
@@ -218,6 +219,7 @@ struct sim_cpu {
 	sim_time_t now_ps;
 	sim_time_t access_ps;	  /* when the latest access took effect */
 	sim_time_t store_done_ps; /* when its buffered stores complete */
+	sim_time_t wdone_ps;	  /* when its latest store completes */
 	sim_time_t carry_ps;	  /* work left over when undispatched */
 	sim_time_t acct_since;
 	struct sim_event ev; /* resume, or wait timeout */
@@ -248,7 +250,8 @@ struct sim_cpu {
 	sim_time_t irq_ps; /* time they took */
 	/* Event counters; the lock layer names the slots (lock_events.h). */
 	uint64_t counters[SIM_CPU_COUNTERS];
-	struct sim_rspin *rs; /* raw spin state, NULL until first needed */
+	struct sim_rspin *rs;  /* raw spin state, NULL until first needed */
+	struct sim_mm_cpu *mm; /* store buffer etc. (sim/mm.h), or NULL: sc */
 };
 
 /*
@@ -366,6 +369,7 @@ struct sim {
 	uint8_t *core_busy, *core_low;
 	uint32_t slow_busy[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
 	uint32_t slow_low[SIM_SMT_MAX + 1][SIM_SMT_MAX + 1];
+	struct sim_mm *mm; /* the memory model (sim/mm.h), or NULL: sc */
 };
 
 /* One timeline record (sim_tl_kind), if anyone listens. */
@@ -576,6 +580,10 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
  */
 bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p);
 void sim_mem_written(struct sim *s, const void *p, sim_time_t t);
+/* The same for a write by @w that becomes visible outside it (a buffered
+ * store, sim/mm.h). */
+void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
+			sim_time_t t);
 /* Mark @p's line as watched by the sim's write_hook (after sealing). */
 void sim_mem_observe(struct sim *s, const void *p);
 /* A write from outside any cpu (the hypervisor updating an lppaca). */
@@ -596,6 +604,9 @@ void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
  * waits without limit.
  */
 void sim_wait_begin(struct sim_cpu *c);
+/* The last read of @line in this evaluation returned an older value than
+ * memory holds (sim/mm.h): the next evaluation must not wait for a write. */
+void sim_wait_stale(struct sim_cpu *c, size_t line);
 uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget);
 void sim_wait_end(struct sim_cpu *c);
 uint64_t coroutine_fn sim_wait_block_every(struct sim_cpu *c, uint64_t budget,

@@ -20,6 +20,7 @@ enum sim_rng_kind {
 	SIM_RNG_FAULT = 3,
 	SIM_RNG_MACHINE = 4, /* a cpu's machine noise: jitter, arbitration */
 	SIM_RNG_IRQ = 5,     /* a cpu's interrupts: tick phase, arrivals */
+	SIM_RNG_MEMORY = 6, /* a cpu's weak memory: store delays, early loads */
 };
 
 void sim_rng_init(struct sim_rng *r, uint64_t seed, uint32_t kind, uint32_t id);

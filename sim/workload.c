@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/workload.h"
+#include "sim/mm.h"
 
 #define WL_WATCHDOG_MIN_PS (10 * SIM_US)
 
@@ -63,6 +64,9 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 
 		l->idx = i;
 		l->addr = lock_addrs[i];
+		if (p->cs_data) /* each on a line of its own */
+			l->data = sim_mem_alloc(&s->mem, sizeof(uint64_t),
+						(size_t)1 << s->mem.line_shift);
 		sim_hist_init(&l->st.latency);
 		sim_hist_init(&l->st.read_latency);
 		sim_hist_init(&l->st.write_latency);
@@ -131,6 +135,8 @@ const char *wl_violation_name(enum wl_violation v)
 		return "lost-wakeup";
 	case WL_VIOL_STARVATION:
 		return "starvation";
+	case WL_VIOL_STALE_DATA:
+		return "stale-data";
 	}
 	return "?";
 }
@@ -302,6 +308,35 @@ static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
 	v->req_ps = t; /* now: start of the hold */
 }
 
+/*
+ * The holder's accesses to the data its lock protects (cs_data): a
+ * reader reads it, a writer reads and increments it.  What it reads must
+ * be what the last writer left: the lock's acquire and release orderings
+ * make it so under every memory model.
+ */
+static void coroutine_fn cs_data(struct wl *w, struct wl_lock *l,
+				 struct wl_vcpu *v, struct sim_cpu *c,
+				 bool read)
+{
+	uint64_t seen;
+
+	if (!l->data)
+		return;
+	seen = sim_mm_read_u64(c, l->data);
+	if (seen != l->data_n) {
+		wl_violation(w, WL_VIOL_STALE_DATA, c->now_ps,
+			     "stale data: vCPU %u holding lock %u as a %s read "
+			     "%" PRIu64 " where the last writer left %" PRIu64,
+			     v->idx, l->idx, read ? "reader" : "writer", seen,
+			     l->data_n);
+		sim_cpu_halt_run(c);
+	}
+	if (!read) {
+		sim_mm_write_u64(c, l->data, seen + 1);
+		l->data_n++;
+	}
+}
+
 static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 {
 	sim_hist_record(&l->st.hold, t - v->req_ps);
@@ -389,6 +424,7 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 	sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")", l->idx,
 		      read);
 	sim_cpu_point(c, SIM_POINT_CS);
+	cs_data(w, l, v, c, read);
 	sim_cpu_work(c, hold);
 	released(l, v, c->now_ps);
 	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,

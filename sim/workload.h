@@ -70,6 +70,7 @@ enum wl_violation {
 	WL_VIOL_LOCK,	     /* an invariant inside the lock code */
 	WL_VIOL_LOST_WAKEUP, /* asleep in a lock wait with nobody to wake it */
 	WL_VIOL_STARVATION,  /* waited past the bound while others got it */
+	WL_VIOL_STALE_DATA,  /* a holder saw the data of an older holder */
 };
 
 struct wl_params {
@@ -101,6 +102,11 @@ struct wl_params {
 	sim_time_t warmup_end_ps;
 	sim_time_t hang_bound_ps;
 	sim_time_t sleep_bound_ps; /* asleep this long in a lock wait: lost */
+	/* Each holder reads (and a writer increments) a counter in guest
+	 * memory that its lock protects, through the memory model: a holder
+	 * that sees an older holder's value is a violation (an ordering bug
+	 * that a weak memory model exposes; docs/memory-model.md). */
+	bool cs_data;
 	uint64_t seed;
 };
 
@@ -132,6 +138,8 @@ struct wl_lock {
 	bool handoff_open;
 	sim_time_t rel_ps;
 	uint64_t releases;  /* ever, not reset at warm-up */
+	uint64_t *data;	    /* the counter it protects (cs_data), guest */
+	uint64_t data_n;    /* the writers that incremented it so far */
 	unsigned int lhp_n; /* holders undispatched right now */
 	sim_time_t lhp_acc_ps;
 	struct wl_lock_stats st;

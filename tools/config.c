@@ -153,6 +153,13 @@ static const char *choice_atomics(unsigned int i)
 	return m[i];
 }
 
+static const char *choice_memory(unsigned int i)
+{
+	static const char *const m[] = {"sc", "tso", "power", NULL};
+
+	return m[i];
+}
+
 static const char *choice_workload(unsigned int i)
 {
 	return i < WL_NTYPES ? wl_type_name((enum wl_type)i) : NULL;
@@ -255,6 +262,18 @@ static const struct cfg_key cfg_keys[] = {
 	 "raw spin loops (READ_ONCE and cpu_relax) run ahead from a "
 	 "checkpoint instead of an event per iteration; the same results "
 	 "(docs/design.md)"},
+	{"machine", "memory", CT_ENUM, "sc", 0, 0, choice_memory, OFF(memory),
+	 "memory model (docs/memory-model.md): sc, sequentially consistent; "
+	 "tso, FIFO store buffers; power, stores visible out of order and "
+	 "loads satisfied early, as barriers allow"},
+	{"machine", "memory_window", CT_TIME, "1us", 0, T(SIM_MS), NULL,
+	 OFF(memory_window_ps),
+	 "memory = power: how long before its time a load may be satisfied "
+	 "(returning an older value)"},
+	{"machine", "store_delay", CT_TIME, "1us", 0, T(SIM_MS), NULL,
+	 OFF(store_delay_ps),
+	 "memory = power: the most a store may become visible after its "
+	 "line is ours (half the stores get a random share of it)"},
 	{"machine", "atomics", CT_ENUM, PRESET, 0, 0, choice_atomics,
 	 OFF(atomics),
 	 "llsc: larx/stcx. pairs that can lose their reservation (POWER); "
@@ -1047,6 +1066,7 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->lock_cs);
 	g_free(cfg->smt_tput_text);
 	g_free(cfg->atomics);
+	g_free(cfg->memory);
 	g_free(cfg);
 }
 
@@ -1076,6 +1096,14 @@ static bool check_entitlement(const char *path, const char *section,
 		return false;
 	}
 	return true;
+}
+
+int cfg_memory(const struct qsim_config *cfg)
+{
+	for (int i = 0; choice_memory((unsigned int)i); i++)
+		if (strcmp(cfg->memory, choice_memory((unsigned int)i)) == 0)
+			return i;
+	return 0;
 }
 
 unsigned int cfg_noise_vcpus(const struct qsim_config *cfg)
@@ -1296,6 +1324,14 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 #undef X
 	}
 
+	if (ops->kernel_tree && cfg_memory(cfg) != 0) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [machine] memory = %s: lock %s is a kernel "
+			    "tree's, whose accesses the weak memory models do "
+			    "not see yet; use memory = sc",
+			    path, cfg->memory, cfg->lock);
+		return false;
+	}
 	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] read_pct = %u, readers = %u: lock "

@@ -60,6 +60,8 @@ struct qsim_config {
 	unsigned int smt_tput[SIM_SMT_MAX]; /* parsed */
 	unsigned int hmt_low_pct;
 	char *atomics;
+	char *memory; /* sc, tso, power (sim/mm.h) */
+	sim_time_t memory_window_ps, store_delay_ps;
 	bool relax_yields;
 	bool raw_spin;
 	/* [cost] */
@@ -177,6 +179,8 @@ void cfg_free(struct qsim_config *cfg);
 double cfg_overcommit(const struct qsim_config *cfg);
 /* vCPUs of all the noise partitions together. */
 unsigned int cfg_noise_vcpus(const struct qsim_config *cfg);
+/* machine.memory as the engine's enum (sim/mm.h). */
+int cfg_memory(const struct qsim_config *cfg);
 typedef struct qsim_config qsim_config;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 

@@ -8,6 +8,7 @@
 
 #include "tools/model.h"
 #include "locks/lock.h"
+#include "sim/mm.h"
 #include "sim/observe.h"
 
 struct run {
@@ -468,6 +469,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		.long_hold_ps = cfg->long_hold_ps,
 		.stutter_ps = cfg->stutter_ps,
 		.sleep_bound_ps = cfg->sleep_bound_ps,
+		.cs_data = cfg_memory(cfg) != SIM_MEMORY_SC,
 		.seed = cfg->seed,
 	};
 	struct lk_params lp = {
@@ -611,6 +613,8 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		gp->guest = g;
 	}
 	sim_mem_seal(&r->sim.mem);
+	sim_mm_enable(&r->sim, cfg_memory(cfg), cfg->memory_window_ps,
+		      cfg->store_delay_ps);
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		ops->init(addrs[i]);
 	for (unsigned int i = 0; i < r->n_noise_wl * cfg->nlocks; i++)

@@ -597,13 +597,18 @@ static int cmd_list(int argc, char **argv)
 	if (all || strcmp(what, "mutants") == 0) {
 		printf("mutants ([lock] mutant, qsim torture --mutant):\n");
 		for (unsigned int i = 0; lk_mutants[i]; i++)
-			printf("  %-22s %s%s%s\n", lk_mutants[i]->mutant,
+			printf("  %-22s %s%s%s%s%s\n", lk_mutants[i]->mutant,
 			       lk_mutants[i]->mutant_desc,
 			       lk_mutants[i]->mutant_mapping
 				       ? "; exposed with pv_mapping "
 				       : "",
 			       lk_mutants[i]->mutant_mapping
 				       ? lk_mutants[i]->mutant_mapping
+				       : "",
+			       lk_mutants[i]->mutant_memory ? "; needs memory "
+							    : "",
+			       lk_mutants[i]->mutant_memory
+				       ? lk_mutants[i]->mutant_memory
 				       : "");
 		any = true;
 	}
@@ -626,7 +631,7 @@ static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
 	g_autofree char *seeds = NULL, *time = NULL, *out = NULL, *first = NULL;
-	g_autofree char *db = NULL, *tag = NULL;
+	g_autofree char *db = NULL, *tag = NULL, *memory = NULL;
 	gint jobs = 0;
 	gboolean keep_going = FALSE, no_store = FALSE;
 	struct store *st = NULL;
@@ -641,6 +646,10 @@ static int cmd_torture(int argc, char **argv)
 		 "pv mapping (default: random per seed)", "NAME"},
 		{"mutant", 0, 0, G_OPTION_ARG_STRING, &mutant,
 		 "torture a mutant build (qsim list mutants)", "NAME"},
+		{"memory", 0, 0, G_OPTION_ARG_STRING, &memory,
+		 "memory model: sc, tso, power (default sc; a barrier "
+		 "mutant's own)",
+		 "MODEL"},
 		{"seeds", 0, 0, G_OPTION_ARG_STRING, &seeds,
 		 "number of seeds (default 1000)", "N"},
 		{"time", 0, 0, G_OPTION_ARG_STRING, &time,
@@ -685,6 +694,13 @@ static int cmd_torture(int argc, char **argv)
 			"splpar-undirected, "
 			"splpar-directed, splpar-cede, kvm\n",
 			mapping);
+		return EXIT_INPUT;
+	}
+	if (memory && strcmp(memory, "sc") && strcmp(memory, "tso") &&
+	    strcmp(memory, "power")) {
+		fprintf(stderr,
+			"qsim torture: --memory '%s': one of sc, tso, power\n",
+			memory);
 		return EXIT_INPUT;
 	}
 	if (mutant && !lk_find_mutant(mutant)) {
@@ -761,6 +777,9 @@ static int cmd_torture(int argc, char **argv)
 	o.out_dir = out ? out : "torture-out";
 	if (mutant && !mapping)
 		o.mapping = lk_find_mutant(mutant)->mutant_mapping;
+	o.memory = memory;
+	if (mutant && !memory)
+		o.memory = lk_find_mutant(mutant)->mutant_memory;
 	o.progress = stderr;
 	o.tty = isatty(STDERR_FILENO);
 	if (db && !*db) {

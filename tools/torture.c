@@ -76,6 +76,20 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 			       "seed = %" PRIu64 "\n",
 			       seed, seed);
 	g_string_append_printf(s, "[machine]\npcpus = %u\n", pcpus);
+	if (o->memory && strcmp(o->memory, "sc")) {
+		/* How long loads may be early and stores late: a stream of
+		 * its own, so the other draws stay as they were. */
+		static const unsigned int ns[] = {100, 500, 2000, 10000};
+		struct sim_rng m;
+
+		sim_rng_init(&m, seed, TORTURE_RNG_KIND, 2);
+		g_string_append_printf(s,
+				       "memory = %s\nmemory_window = %uns\n"
+				       "store_delay = %uns\n",
+				       o->memory,
+				       ns[sim_rng_below(&m, G_N_ELEMENTS(ns))],
+				       ns[sim_rng_below(&m, G_N_ELEMENTS(ns))]);
+	}
 	if (small_hash) /* a 4 KiB page: a pv hash table of 256 entries */
 		g_string_append(s, "page_size = 4096\n");
 	if (chips) /* every pCPU a chip of its own: NUMA nodes apart */

@@ -17,6 +17,7 @@ struct torture_opts {
 	const char *lock;    /* NULL: pv_qspinlock */
 	const char *mapping; /* NULL: a random mapping per seed */
 	const char *mutant;  /* NULL: the unmutated lock */
+	const char *memory;  /* machine.memory, NULL: sc */
 	uint64_t first_seed;
 	uint64_t seeds; /* 0: run for host_seconds instead */
 	double host_seconds;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sim/engine.h"
+#include "sim/mm.h"
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
 
@@ -78,25 +79,55 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 		sim_mem_written(c->sim, (const void *)p, c->access_ps);
 }
 
+/*
+ * The memory model (sim/mm.h, docs/memory-model.md): under `sc` (c->mm
+ * NULL) accesses read and write the arena's bytes directly; under `tso`
+ * and `power` a load's value and a store's visibility come from the
+ * model.
+ */
+static inline void lk_mm_lw(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_fence(c, SIM_FENCE_LW);
+}
+
+static inline void lk_mm_acquire(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_acquire(c);
+}
+
 /* --- plain shared accesses --- */
 
-#define READ_ONCE(x)                                   \
-	({                                             \
-		lk_access_begin(&(x), SIM_READ);       \
-		*(const volatile __typeof__(x) *)&(x); \
+#define READ_ONCE(x)                                                        \
+	({                                                                  \
+		struct sim_cpu *__ro_c = lk_access_begin(&(x), SIM_READ);   \
+		__auto_type __ro_v = *(const volatile __typeof__(x) *)&(x); \
+		if (__ro_c && __ro_c->mm)                                   \
+			sim_mm_load(__ro_c, &(x), &__ro_v, sizeof(__ro_v)); \
+		__ro_v;                                                     \
 	})
 
 #define WRITE_ONCE(x, val)                                                 \
 	do {                                                               \
 		__typeof__(x) __wo_new = (val);                            \
 		struct sim_cpu *__wo_c = lk_access_begin(&(x), SIM_WRITE); \
-		bool __wo_ch = (x) != __wo_new;                            \
-		*(volatile __typeof__(x) *)&(x) = __wo_new;                \
-		lk_access_end(__wo_c, &(x), __wo_ch);                      \
+		if (__wo_c && __wo_c->mm) {                                \
+			sim_mm_store(__wo_c, &(x), &__wo_new,              \
+				     sizeof(__wo_new));                    \
+		} else {                                                   \
+			bool __wo_ch = (x) != __wo_new;                    \
+			*(volatile __typeof__(x) *)&(x) = __wo_new;        \
+			lk_access_end(__wo_c, &(x), __wo_ch);              \
+		}                                                          \
 	} while (0)
 
-/* --- barriers: costs only, the machine is sequentially consistent; a
- * full barrier also waits for this CPU's buffered stores to complete --- */
+/* --- barriers: a cost, and under a weak model their ordering; a full
+ * barrier also waits for this CPU's buffered stores to complete --- */
 
 #define smp_mb()		      lk_shim_barrier(1)
 #define smp_rmb()		      lk_shim_barrier(0)
@@ -105,8 +136,17 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
 #define smp_mb__after_atomic()	      smp_mb()
 #define smp_acquire__after_ctrl_dep() lk_shim_barrier(0)
 
-#define smp_load_acquire(p)	READ_ONCE(*(p))
-#define smp_store_release(p, v) WRITE_ONCE(*(p), (v))
+#define smp_load_acquire(p)                           \
+	({                                            \
+		__auto_type __la_v = READ_ONCE(*(p)); \
+		lk_mm_acquire();                      \
+		__la_v;                               \
+	})
+#define smp_store_release(p, v)        \
+	do {                           \
+		lk_mm_lw();            \
+		WRITE_ONCE(*(p), (v)); \
+	} while (0)
 #define smp_store_mb(x, v)        \
 	do {                      \
 		WRITE_ONCE(x, v); \
@@ -120,7 +160,11 @@ static inline void lk_access_end(struct sim_cpu *c, const volatile void *p,
  * a reservation, lk_stcx tries the store and fails, making the caller
  * retry from the larx, when another CPU wrote the line meanwhile.  @hint
  * is powerpc's lock hint (EH=1, used where a lock is taken): the line is
- * held from larx to stcx., so the pair cannot fail.
+ * held from larx to stcx., so the pair cannot fail.  @ord (enum
+ * sim_order: 0 relaxed, 1 fully ordered, acquire, release) is its
+ * ordering: under a weak memory model (sim/mm.h) what must be visible
+ * before it and which later loads may not pass it; a fully ordered one
+ * also costs a barrier after, as on every model.
  */
 static inline struct sim_cpu *lk_larx(const volatile void *p, bool hint)
 {
@@ -132,47 +176,71 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
 	return !c || sim_access_stcx(c, (const void *)p);
 }
 
-#define __cmpxchg_hint(ptr, o, n, full, hint)                            \
-	({                                                               \
-		__typeof__(ptr) __cx_p = (ptr);                          \
-		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r;  \
-		struct sim_cpu *__cx_c;                                  \
-		do {                                                     \
-			__cx_c = lk_larx(__cx_p, hint);                  \
-			__cx_r = *__cx_p;                                \
-		} while (__cx_r == __cx_o && !lk_stcx(__cx_c, __cx_p));  \
-		if (__cx_r == __cx_o) {                                  \
-			*__cx_p = __cx_n;                                \
-			lk_access_end(__cx_c, __cx_p, __cx_n != __cx_o); \
-		}                                                        \
-		if (full)                                                \
-			lk_shim_barrier(1);                              \
-		__cx_r;                                                  \
-	})
-#define __cmpxchg(ptr, o, n, full) __cmpxchg_hint(ptr, o, n, full, false)
+static inline void lk_rmw_begin(const volatile void *p, int ord)
+{
+	struct sim_cpu *c = sim_current();
 
-#define cmpxchg(ptr, o, n)	   __cmpxchg(ptr, o, n, 1)
-#define cmpxchg_relaxed(ptr, o, n) __cmpxchg(ptr, o, n, 0)
-#define cmpxchg_acquire(ptr, o, n) __cmpxchg(ptr, o, n, 0)
-#define cmpxchg_release(ptr, o, n) __cmpxchg(ptr, o, n, 0)
+	if (c && c->mm)
+		sim_mm_rmw_begin(c, p, (enum sim_order)ord);
+}
+
+/* The atomic stored @n over @old at @p: memory, the model, watchers. */
+#define lk_rmw_store(c, p, old, n)                                         \
+	do {                                                               \
+		*(p) = (n);                                                \
+		if ((c) && (c)->mm)                                        \
+			sim_mm_rmw_written((c), (p), &(old), sizeof(old)); \
+		lk_access_end((c), (p), (n) != (old));                     \
+	} while (0)
+
+static inline void lk_rmw_end(int ord)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_rmw_end(c, (enum sim_order)ord);
+	if (ord == SIM_ORD_FULL)
+		lk_shim_barrier(1);
+}
+
+#define __cmpxchg_hint(ptr, o, n, ord, hint)                            \
+	({                                                              \
+		__typeof__(ptr) __cx_p = (ptr);                         \
+		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r; \
+		struct sim_cpu *__cx_c;                                 \
+		lk_rmw_begin(__cx_p, (ord));                            \
+		do {                                                    \
+			__cx_c = lk_larx(__cx_p, hint);                 \
+			__cx_r = *__cx_p;                               \
+		} while (__cx_r == __cx_o && !lk_stcx(__cx_c, __cx_p)); \
+		if (__cx_r == __cx_o)                                   \
+			lk_rmw_store(__cx_c, __cx_p, __cx_r, __cx_n);   \
+		lk_rmw_end(ord);                                        \
+		__cx_r;                                                 \
+	})
+#define __cmpxchg(ptr, o, n, ord) __cmpxchg_hint(ptr, o, n, ord, false)
+
+#define cmpxchg(ptr, o, n)	   __cmpxchg(ptr, o, n, SIM_ORD_FULL)
+#define cmpxchg_relaxed(ptr, o, n) __cmpxchg(ptr, o, n, SIM_ORD_RELAXED)
+#define cmpxchg_acquire(ptr, o, n) __cmpxchg(ptr, o, n, SIM_ORD_ACQUIRE)
+#define cmpxchg_release(ptr, o, n) __cmpxchg(ptr, o, n, SIM_ORD_RELEASE)
 /* powerpc's lock-acquire cmpxchg (lwarx with EH=1), acquire ordering. */
-#define cmpxchg_lock(ptr, o, n) __cmpxchg_hint(ptr, o, n, 0, true)
+#define cmpxchg_lock(ptr, o, n) __cmpxchg_hint(ptr, o, n, SIM_ORD_ACQUIRE, true)
 
 /* fetch-op on a scalar: returns the old value. */
-#define __fetch_op(ptr, op, v, full)                                      \
+#define __fetch_op(ptr, op, v, ord)                                       \
 	({                                                                \
 		__typeof__(ptr) __fo_p = (ptr);                           \
 		__typeof__(*__fo_p) __fo_old, __fo_new;                   \
 		struct sim_cpu *__fo_c;                                   \
+		lk_rmw_begin(__fo_p, (ord));                              \
 		do {                                                      \
 			__fo_c = lk_larx(__fo_p, false);                  \
 			__fo_old = *__fo_p;                               \
 			__fo_new = (__typeof__(*__fo_p))(__fo_old op(v)); \
 		} while (!lk_stcx(__fo_c, __fo_p));                       \
-		*__fo_p = __fo_new;                                       \
-		lk_access_end(__fo_c, __fo_p, __fo_new != __fo_old);      \
-		if (full)                                                 \
-			lk_shim_barrier(1);                               \
+		lk_rmw_store(__fo_c, __fo_p, __fo_old, __fo_new);         \
+		lk_rmw_end(ord);                                          \
 		__fo_old;                                                 \
 	})
 
@@ -181,45 +249,46 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
  * assembly: larx (@hint: the lock hint), give up without a store when the
  * loaded value is negative, else store it plus @v; retry from the larx
  * when the stcx. fails.  Returns the loaded value plus @v (> 0: stored).
+ * @ord as for the atomics.
  */
-#define __add_unless_negative(ptr, v, hint)                              \
-	({                                                               \
-		__typeof__(ptr) __an_p = (ptr);                          \
-		__typeof__(*__an_p) __an_old;                            \
-		struct sim_cpu *__an_c;                                  \
-		for (;;) {                                               \
-			__an_c = lk_larx(__an_p, hint);                  \
-			__an_old = *__an_p;                              \
-			if (__an_old < 0 || lk_stcx(__an_c, __an_p))     \
-				break;                                   \
-		}                                                        \
-		if (__an_old >= 0) {                                     \
-			*__an_p = (__typeof__(*__an_p))(__an_old + (v)); \
-			lk_access_end(__an_c, __an_p, (v) != 0);         \
-		}                                                        \
-		(__typeof__(*__an_p))(__an_old + (v));                   \
+#define __add_unless_negative(ptr, v, hint, ord)                          \
+	({                                                                \
+		__typeof__(ptr) __an_p = (ptr);                           \
+		__typeof__(*__an_p) __an_old, __an_new;                   \
+		struct sim_cpu *__an_c;                                   \
+		lk_rmw_begin(__an_p, (ord));                              \
+		for (;;) {                                                \
+			__an_c = lk_larx(__an_p, hint);                   \
+			__an_old = *__an_p;                               \
+			if (__an_old < 0 || lk_stcx(__an_c, __an_p))      \
+				break;                                    \
+		}                                                         \
+		__an_new = (__typeof__(*__an_p))(__an_old + (v));         \
+		if (__an_old >= 0)                                        \
+			lk_rmw_store(__an_c, __an_p, __an_old, __an_new); \
+		lk_rmw_end(ord);                                          \
+		__an_new;                                                 \
 	})
 
-#define __xchg(ptr, v, full)                                     \
-	({                                                       \
-		__typeof__(ptr) __xc_p = (ptr);                  \
-		__typeof__(*__xc_p) __xc_n = (v), __xc_r;        \
-		struct sim_cpu *__xc_c;                          \
-		do {                                             \
-			__xc_c = lk_larx(__xc_p, false);         \
-			__xc_r = *__xc_p;                        \
-		} while (!lk_stcx(__xc_c, __xc_p));              \
-		*__xc_p = __xc_n;                                \
-		lk_access_end(__xc_c, __xc_p, __xc_r != __xc_n); \
-		if (full)                                        \
-			lk_shim_barrier(1);                      \
-		__xc_r;                                          \
+#define __xchg(ptr, v, ord)                                   \
+	({                                                    \
+		__typeof__(ptr) __xc_p = (ptr);               \
+		__typeof__(*__xc_p) __xc_n = (v), __xc_r;     \
+		struct sim_cpu *__xc_c;                       \
+		lk_rmw_begin(__xc_p, (ord));                  \
+		do {                                          \
+			__xc_c = lk_larx(__xc_p, false);      \
+			__xc_r = *__xc_p;                     \
+		} while (!lk_stcx(__xc_c, __xc_p));           \
+		lk_rmw_store(__xc_c, __xc_p, __xc_r, __xc_n); \
+		lk_rmw_end(ord);                              \
+		__xc_r;                                       \
 	})
 
-#define xchg(ptr, v)	     __xchg(ptr, v, 1)
-#define xchg_relaxed(ptr, v) __xchg(ptr, v, 0)
-#define xchg_acquire(ptr, v) __xchg(ptr, v, 0)
-#define xchg_release(ptr, v) __xchg(ptr, v, 0)
+#define xchg(ptr, v)	     __xchg(ptr, v, SIM_ORD_FULL)
+#define xchg_relaxed(ptr, v) __xchg(ptr, v, SIM_ORD_RELAXED)
+#define xchg_acquire(ptr, v) __xchg(ptr, v, SIM_ORD_ACQUIRE)
+#define xchg_release(ptr, v) __xchg(ptr, v, SIM_ORD_RELEASE)
 
 /* --- atomic_t --- */
 
@@ -236,55 +305,61 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
 #define atomic_xchg_relaxed(v, n)	xchg_relaxed(&(v)->counter, n)
 
 /* try_cmpxchg: on failure *old is updated with the value seen. */
-#define __atomic_try_cmpxchg(v, po, n, full)                              \
-	({                                                                \
-		int *__tc_po = (po);                                      \
-		int __tc_o = *__tc_po;                                    \
-		int __tc_r = __cmpxchg(&(v)->counter, __tc_o, (n), full); \
-		if (__tc_r != __tc_o)                                     \
-			*__tc_po = __tc_r;                                \
-		__tc_r == __tc_o;                                         \
+#define __atomic_try_cmpxchg(v, po, n, ord)                              \
+	({                                                               \
+		int *__tc_po = (po);                                     \
+		int __tc_o = *__tc_po;                                   \
+		int __tc_r = __cmpxchg(&(v)->counter, __tc_o, (n), ord); \
+		if (__tc_r != __tc_o)                                    \
+			*__tc_po = __tc_r;                               \
+		__tc_r == __tc_o;                                        \
 	})
-#define __atomic_try_cmpxchg_hint(v, po, n, hint)                            \
-	({                                                                   \
-		int *__tl_po = (po);                                         \
-		int __tl_o = *__tl_po;                                       \
-		int __tl_r =                                                 \
-			__cmpxchg_hint(&(v)->counter, __tl_o, (n), 0, hint); \
-		if (__tl_r != __tl_o)                                        \
-			*__tl_po = __tl_r;                                   \
-		__tl_r == __tl_o;                                            \
+#define __atomic_try_cmpxchg_hint(v, po, n, hint, ord)                         \
+	({                                                                     \
+		int *__tl_po = (po);                                           \
+		int __tl_o = *__tl_po;                                         \
+		int __tl_r =                                                   \
+			__cmpxchg_hint(&(v)->counter, __tl_o, (n), ord, hint); \
+		if (__tl_r != __tl_o)                                          \
+			*__tl_po = __tl_r;                                     \
+		__tl_r == __tl_o;                                              \
 	})
 /* powerpc's lock-acquire try_cmpxchg (lwarx with EH=1, acquire). */
 #define atomic_try_cmpxchg_lock(v, po, n) \
-	__atomic_try_cmpxchg_hint(v, po, n, true)
-#define atomic_try_cmpxchg(v, po, n)	     __atomic_try_cmpxchg(v, po, n, 1)
-#define atomic_try_cmpxchg_relaxed(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
-#define atomic_try_cmpxchg_acquire(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
-#define atomic_try_cmpxchg_release(v, po, n) __atomic_try_cmpxchg(v, po, n, 0)
+	__atomic_try_cmpxchg_hint(v, po, n, true, SIM_ORD_ACQUIRE)
+#define atomic_try_cmpxchg(v, po, n) \
+	__atomic_try_cmpxchg(v, po, n, SIM_ORD_FULL)
+#define atomic_try_cmpxchg_relaxed(v, po, n) \
+	__atomic_try_cmpxchg(v, po, n, SIM_ORD_RELAXED)
+#define atomic_try_cmpxchg_acquire(v, po, n) \
+	__atomic_try_cmpxchg(v, po, n, SIM_ORD_ACQUIRE)
+#define atomic_try_cmpxchg_release(v, po, n) \
+	__atomic_try_cmpxchg(v, po, n, SIM_ORD_RELEASE)
 
-#define atomic_fetch_add(i, v)		  __fetch_op(&(v)->counter, +, (i), 1)
-#define atomic_fetch_add_relaxed(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_add_acquire(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_add_release(i, v)	  __fetch_op(&(v)->counter, +, (i), 0)
-#define atomic_fetch_sub(i, v)		  __fetch_op(&(v)->counter, -, (i), 1)
-#define atomic_fetch_or(i, v)		  __fetch_op(&(v)->counter, |, (i), 1)
-#define atomic_fetch_or_relaxed(i, v)	  __fetch_op(&(v)->counter, |, (i), 0)
-#define atomic_fetch_or_acquire(i, v)	  __fetch_op(&(v)->counter, |, (i), 0)
-#define atomic_fetch_and(i, v)		  __fetch_op(&(v)->counter, &, (i), 1)
-#define atomic_fetch_andnot(i, v)	  __fetch_op(&(v)->counter, &, ~(i), 1)
-#define atomic_fetch_andnot_relaxed(i, v) __fetch_op(&(v)->counter, &, ~(i), 0)
+#define __atomic_op(v, op, i, ord)     __fetch_op(&(v)->counter, op, (i), ord)
+#define atomic_fetch_add(i, v)	       __atomic_op(v, +, i, SIM_ORD_FULL)
+#define atomic_fetch_add_relaxed(i, v) __atomic_op(v, +, i, SIM_ORD_RELAXED)
+#define atomic_fetch_add_acquire(i, v) __atomic_op(v, +, i, SIM_ORD_ACQUIRE)
+#define atomic_fetch_add_release(i, v) __atomic_op(v, +, i, SIM_ORD_RELEASE)
+#define atomic_fetch_sub(i, v)	       __atomic_op(v, -, i, SIM_ORD_FULL)
+#define atomic_fetch_or(i, v)	       __atomic_op(v, |, i, SIM_ORD_FULL)
+#define atomic_fetch_or_relaxed(i, v)  __atomic_op(v, |, i, SIM_ORD_RELAXED)
+#define atomic_fetch_or_acquire(i, v)  __atomic_op(v, |, i, SIM_ORD_ACQUIRE)
+#define atomic_fetch_and(i, v)	       __atomic_op(v, &, i, SIM_ORD_FULL)
+#define atomic_fetch_andnot(i, v)      __atomic_op(v, &, ~(i), SIM_ORD_FULL)
+#define atomic_fetch_andnot_relaxed(i, v) \
+	__atomic_op(v, &, ~(i), SIM_ORD_RELAXED)
 
-#define atomic_add(i, v)		((void)__fetch_op(&(v)->counter, +, (i), 0))
-#define atomic_sub(i, v)		((void)__fetch_op(&(v)->counter, -, (i), 0))
+#define atomic_add(i, v)		((void)__atomic_op(v, +, i, SIM_ORD_RELAXED))
+#define atomic_sub(i, v)		((void)__atomic_op(v, -, i, SIM_ORD_RELAXED))
 #define atomic_inc(v)			atomic_add(1, v)
 #define atomic_dec(v)			atomic_sub(1, v)
-#define atomic_or(i, v)			((void)__fetch_op(&(v)->counter, |, (i), 0))
-#define atomic_andnot(i, v)		((void)__fetch_op(&(v)->counter, &, ~(i), 0))
+#define atomic_or(i, v)			((void)__atomic_op(v, |, i, SIM_ORD_RELAXED))
+#define atomic_andnot(i, v)		((void)__atomic_op(v, &, ~(i), SIM_ORD_RELAXED))
 #define atomic_add_return(i, v)		(atomic_fetch_add(i, v) + (i))
 #define atomic_add_return_acquire(i, v) (atomic_fetch_add_acquire(i, v) + (i))
 #define atomic_sub_return_release(i, v) \
-	(__fetch_op(&(v)->counter, -, (i), 0) - (i))
+	(__atomic_op(v, -, i, SIM_ORD_RELEASE) - (i))
 
 /* --- waiting --- */
 
@@ -314,9 +389,14 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
 	})
 
 #define smp_cond_load_relaxed(ptr, cond_expr) __smp_cond_load(ptr, cond_expr)
-#define smp_cond_load_acquire(ptr, cond_expr) __smp_cond_load(ptr, cond_expr)
-#define atomic_cond_read_relaxed(v, c)	      smp_cond_load_relaxed(&(v)->counter, (c))
-#define atomic_cond_read_acquire(v, c)	      smp_cond_load_acquire(&(v)->counter, (c))
+#define smp_cond_load_acquire(ptr, cond_expr)                         \
+	({                                                            \
+		__auto_type __ca_v = __smp_cond_load(ptr, cond_expr); \
+		lk_mm_acquire();                                      \
+		__ca_v;                                               \
+	})
+#define atomic_cond_read_relaxed(v, c) smp_cond_load_relaxed(&(v)->counter, (c))
+#define atomic_cond_read_acquire(v, c) smp_cond_load_acquire(&(v)->counter, (c))
 
 /*
  * Bounded spin: the meaning of

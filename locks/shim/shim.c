@@ -19,12 +19,17 @@ void lk_shim_barrier(sim_time_t full)
 		return;
 	m = &c->sim->mem;
 	if (!full) {
+		/* lwsync (smp_rmb, smp_wmb): a hit's time, and its ordering. */
 		c->now_ps += m->cost.hit_ps;
+		if (c->mm)
+			sim_mm_fence(c, SIM_FENCE_LW);
 		return;
 	}
 	/* sync: its own cost, and no earlier than the store buffer drains. */
 	c->now_ps += sim_mem_jitter(m, m->cost.barrier_ps, &c->mrng);
 	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
+	if (c->mm)
+		sim_mm_fence(c, SIM_FENCE_SYNC);
 }
 
 static void relax_at(const void *frame)
@@ -93,12 +98,29 @@ bool vcpu_is_preempted(int cpu)
 	return yield_count_of(cpu) & 1;
 }
 
+/*
+ * A weak memory model (sim/mm.h): a call into the hypervisor orders the
+ * vCPU's earlier accesses before whatever it does, as a sync would.  The
+ * hypervisor runs on the same hardware thread after the vCPU's stores in
+ * program order, and its paths that wake or switch vCPUs hold barriers,
+ * so a store before a kick is visible to the vCPU it wakes, and a store
+ * before a cede to whoever reads it while the vCPU sleeps.
+ */
+static void hcall_sync(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_fence(c, SIM_FENCE_SYNC);
+}
+
 long plpar_hcall_norets(long opcode, ...)
 {
 	struct hv_vcpu *v = self();
 	va_list ap;
 	long a, b;
 
+	hcall_sync();
 	va_start(ap, opcode);
 	switch (opcode) {
 	case H_CEDE:
@@ -223,11 +245,13 @@ uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
 
 void kvm_halt(void)
 {
+	hcall_sync();
 	hv_hcall_halt(self());
 }
 
 void kvm_kick_cpu(int cpu)
 {
+	hcall_sync();
 	hv_hcall_kick(self(), (long)cpu);
 }
 
