@@ -28,7 +28,7 @@ void sim_mm_enable(struct sim *s, enum sim_memory kind, sim_time_t window,
 	s->mm = g_new0(struct sim_mm, 1);
 	s->mm->kind = kind;
 	s->mm->window = kind == SIM_MEMORY_POWER ? window : 0;
-	s->mm->delay = kind == SIM_MEMORY_POWER ? delay : 0;
+	s->mm->delay = delay;
 	s->mm->nlines = s->mem.nlines;
 	s->mm->lines = g_new0(struct sim_mm_line, s->mm->nlines);
 	/* Raw spin loops run ahead on the arena's bytes: not with buffers. */
@@ -261,14 +261,18 @@ void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
 			rearm(mc);
 		}
 	}
-	/* Visible when the line is ours (the cost model's completion). */
+	/*
+	 * Visible when the line is ours (the cost model's completion), or
+	 * for half the stores a random time later: how long a store waits
+	 * in the buffer before it drains.
+	 */
 	at = SIM_MAX(c->wdone_ps, c->access_ps);
+	if (mm->delay && sim_rng_below(&mc->rng, 2))
+		at += sim_rng_below(&mc->rng, mm->delay + 1);
 	if (mm->kind == SIM_MEMORY_TSO) {
 		for (unsigned int i = 0; i < mc->n; i++)
 			at = SIM_MAX(at, mc->sb[i].commit);
 	} else {
-		if (mm->delay && sim_rng_below(&mc->rng, 2))
-			at += sim_rng_below(&mc->rng, mm->delay + 1);
 		at = SIM_MAX(at, mc->st_floor);
 		/* Stores to one line become visible in program order. */
 		for (unsigned int i = 0; i < mc->n; i++)
