@@ -206,21 +206,27 @@ static void mm_due(struct sim_event *ev)
 	rearm(mc);
 }
 
-/* Make visible now every buffered store that @pick selects, in order. */
-static void flush(struct sim_mm_cpu *mc, sim_time_t t, size_t line,
-		  sim_time_t upto)
+static bool overlaps(const struct sim_mm_store *e, const uint8_t *p,
+		     size_t size)
 {
-	struct sim *s = mc->c->sim;
+	return e->p < p + size && p < e->p + e->size;
+}
+
+/*
+ * Make visible at @t, earliest first, every buffered store to the bytes
+ * [p, p + size) (p NULL: every one) or due by @upto.
+ */
+static void flush(struct sim_mm_cpu *mc, sim_time_t t, const uint8_t *p,
+		  size_t size, sim_time_t upto)
+{
 	bool any = false;
 
 	for (;;) {
 		unsigned int best = SIM_MM_SB;
 
 		for (unsigned int i = 0; i < mc->n; i++) {
-			bool pick =
-				line == SIZE_MAX ||
-				sim_mem_line_of(&s->mem, mc->sb[i].p) == line ||
-				mc->sb[i].commit <= upto;
+			bool pick = !p || overlaps(&mc->sb[i], p, size) ||
+				    mc->sb[i].commit <= upto;
 
 			if (pick && (best == SIM_MM_SB ||
 				     mc->sb[i].commit < mc->sb[best].commit))
@@ -238,7 +244,7 @@ static void flush(struct sim_mm_cpu *mc, sim_time_t t, size_t line,
 void sim_mm_drain(struct sim_cpu *c, sim_time_t t)
 {
 	if (c->mm && c->mm->n)
-		flush(c->mm, t, SIZE_MAX, 0);
+		flush(c->mm, t, NULL, 0, 0);
 }
 
 void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
@@ -247,7 +253,6 @@ void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
 	struct sim_mm_cpu *mc = c->mm;
 	struct sim *s = c->sim;
 	struct sim_mm *mm = s->mm;
-	size_t line = sim_mem_line_of(&s->mem, (const void *)p);
 	struct sim_mm_store *e;
 	sim_time_t at;
 
@@ -274,9 +279,10 @@ void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
 			at = SIM_MAX(at, mc->sb[i].commit);
 	} else {
 		at = SIM_MAX(at, mc->st_floor);
-		/* Stores to one line become visible in program order. */
+		/* Stores to one location become visible in program order
+		 * (coherence); to different ones, in any. */
 		for (unsigned int i = 0; i < mc->n; i++)
-			if (sim_mem_line_of(&s->mem, mc->sb[i].p) == line)
+			if (overlaps(&mc->sb[i], (const uint8_t *)p, size))
 				at = SIM_MAX(at, mc->sb[i].commit);
 	}
 	e = &mc->sb[mc->n++];
@@ -342,7 +348,7 @@ static void coroutine_fn sync_now(struct sim_mm_cpu *mc)
 
 	sim_cpu_sync(c);
 	if (mc->n)
-		flush(mc, c->now_ps, SIZE_MAX, 0);
+		flush(mc, c->now_ps, NULL, 0, 0);
 	mc->ld_floor = SIM_MAX(mc->ld_floor, c->now_ps);
 	mc->ld_max = SIM_MAX(mc->ld_max, c->now_ps);
 	mc->st_floor = SIM_MAX(mc->st_floor, c->now_ps);
@@ -361,11 +367,10 @@ void sim_mm_acquire(struct sim_cpu *c)
 	c->mm->ld_floor = SIM_MAX(c->mm->ld_floor, c->mm->ld_max);
 }
 
-void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p,
+void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p, size_t size,
 		      enum sim_order ord)
 {
 	struct sim_mm_cpu *mc = c->mm;
-	struct sim *s = c->sim;
 
 	if (ord == SIM_ORD_FULL) {
 		sync_now(mc);
@@ -377,10 +382,10 @@ void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p,
 		return;
 	/*
 	 * The atomic's store is visible at once: the buffered stores to its
-	 * line (coherence) and those a fence ordered before it go first.
+	 * bytes (coherence) and those a fence ordered before it go first.
 	 */
 	sim_cpu_sync(c);
-	flush(mc, c->now_ps, sim_mem_line_of(&s->mem, (const void *)p),
+	flush(mc, c->now_ps, (const uint8_t *)p, size,
 	      ord == SIM_ORD_RELEASE ? SIM_TIME_NEVER : mc->st_floor);
 }
 

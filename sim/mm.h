@@ -35,7 +35,7 @@
  *              later loads read no older than the sync
  * Atomics read and write the newest value (a larx/stcx. pair succeeds
  * only on it) and become visible at once; a cpu's own buffered stores to
- * the line go first.  The model is multi-copy atomic: a store becomes
+ * the same bytes go first.  The model is multi-copy atomic: a store becomes
  * visible to every other cpu at one time (docs/memory-model.md lists the
  * POWER outcomes this forbids).
  */
@@ -134,7 +134,7 @@ void sim_mm_load(struct sim_cpu *c, const volatile void *p, void *out,
 void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
 		  size_t size);
 /* Before an atomic on @p (its larx): what its ordering needs first. */
-void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p,
+void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p, size_t size,
 		      enum sim_order ord);
 /* After it wrote @size bytes at @p over @old (it took effect at
  * c->access_ps). */

@@ -176,12 +176,12 @@ static inline bool lk_stcx(struct sim_cpu *c, const volatile void *p)
 	return !c || sim_access_stcx(c, (const void *)p);
 }
 
-static inline void lk_rmw_begin(const volatile void *p, int ord)
+static inline void lk_rmw_begin(const volatile void *p, size_t size, int ord)
 {
 	struct sim_cpu *c = sim_current();
 
 	if (c && c->mm)
-		sim_mm_rmw_begin(c, p, (enum sim_order)ord);
+		sim_mm_rmw_begin(c, p, size, (enum sim_order)ord);
 }
 
 /* The atomic stored @n over @old at @p: memory, the model, watchers. */
@@ -208,7 +208,7 @@ static inline void lk_rmw_end(int ord)
 		__typeof__(ptr) __cx_p = (ptr);                         \
 		__typeof__(*__cx_p) __cx_o = (o), __cx_n = (n), __cx_r; \
 		struct sim_cpu *__cx_c;                                 \
-		lk_rmw_begin(__cx_p, (ord));                            \
+		lk_rmw_begin(__cx_p, sizeof(*__cx_p), (ord));           \
 		do {                                                    \
 			__cx_c = lk_larx(__cx_p, hint);                 \
 			__cx_r = *__cx_p;                               \
@@ -233,7 +233,7 @@ static inline void lk_rmw_end(int ord)
 		__typeof__(ptr) __fo_p = (ptr);                           \
 		__typeof__(*__fo_p) __fo_old, __fo_new;                   \
 		struct sim_cpu *__fo_c;                                   \
-		lk_rmw_begin(__fo_p, (ord));                              \
+		lk_rmw_begin(__fo_p, sizeof(*__fo_p), (ord));             \
 		do {                                                      \
 			__fo_c = lk_larx(__fo_p, false);                  \
 			__fo_old = *__fo_p;                               \
@@ -256,7 +256,7 @@ static inline void lk_rmw_end(int ord)
 		__typeof__(ptr) __an_p = (ptr);                           \
 		__typeof__(*__an_p) __an_old, __an_new;                   \
 		struct sim_cpu *__an_c;                                   \
-		lk_rmw_begin(__an_p, (ord));                              \
+		lk_rmw_begin(__an_p, sizeof(*__an_p), (ord));             \
 		for (;;) {                                                \
 			__an_c = lk_larx(__an_p, hint);                   \
 			__an_old = *__an_p;                               \
@@ -275,7 +275,7 @@ static inline void lk_rmw_end(int ord)
 		__typeof__(ptr) __xc_p = (ptr);               \
 		__typeof__(*__xc_p) __xc_n = (v), __xc_r;     \
 		struct sim_cpu *__xc_c;                       \
-		lk_rmw_begin(__xc_p, (ord));                  \
+		lk_rmw_begin(__xc_p, sizeof(*__xc_p), (ord)); \
 		do {                                          \
 			__xc_c = lk_larx(__xc_p, false);      \
 			__xc_r = *__xc_p;                     \
