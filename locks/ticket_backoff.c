@@ -80,7 +80,10 @@ static void tb_lock(void *p)
 	struct tb_lock *lock = p;
 	u16 me = __fetch_op(&lock->next, +, 1, 0);
 	u32 *delay = tb_delay(lock);
-	u16 owner = READ_ONCE(lock->owner);
+	/* Acquire: when it is ours at once, this read is what orders the
+	 * critical section after the last unlock (a weak memory model
+	 * caught its absence: docs/memory-model.md). */
+	u16 owner = smp_load_acquire(&lock->owner);
 
 	while (owner != me) {
 		u16 ahead = (u16)(me - owner), was = owner;

@@ -346,9 +346,12 @@ static void coroutine_fn sync_now(struct sim_mm_cpu *mc)
 {
 	struct sim_cpu *c = mc->c;
 
-	sim_cpu_sync(c);
-	if (mc->n)
+	/* Only a buffer to drain needs the cpu in time order (the sync
+	 * may yield): with none, nothing here is seen by anyone else. */
+	if (mc->n) {
+		sim_cpu_sync(c);
 		flush(mc, c->now_ps, NULL, 0, 0);
+	}
 	mc->ld_floor = SIM_MAX(mc->ld_floor, c->now_ps);
 	mc->ld_max = SIM_MAX(mc->ld_max, c->now_ps);
 	mc->st_floor = SIM_MAX(mc->st_floor, c->now_ps);

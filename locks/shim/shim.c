@@ -179,6 +179,9 @@ static void splpar_directed_wait(u8 *ptr, u8 val, int (*holder)(void *),
 void lk_pv_wait_mapped(enum lk_pv_mapping m, u8 *ptr, u8 val,
 		       int (*holder)(void *), void *arg, bool recheck)
 {
+	/* Drained before the re-check, so that the hcall after it has
+	 * nothing to drain and runs at once (sim/mm.h). */
+	hcall_sync();
 	switch (m) {
 	case LK_PV_SPLPAR_UNDIRECTED:
 		if (READ_ONCE(*ptr) == val)
