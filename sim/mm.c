@@ -375,7 +375,9 @@ void sim_mm_rmw_begin(struct sim_cpu *c, const volatile void *p, size_t size,
 {
 	struct sim_mm_cpu *mc = c->mm;
 
-	if (ord == SIM_ORD_FULL) {
+	/* On TSO every atomic is a locked instruction, which drains the
+	 * store buffer first (x86-TSO: LOCK'd instructions are fences). */
+	if (ord == SIM_ORD_FULL || c->sim->mm->kind == SIM_MEMORY_TSO) {
 		sync_now(mc);
 		return;
 	}

@@ -238,7 +238,8 @@ START_TEST(test_migrates_v1)
 	store_close(st);
 	st = store_open(path, &err);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"), 12);
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
 					   "sqlite_schema WHERE name IN "
 					   "('kernel_tree', 'kernel_files')"),

@@ -240,6 +240,9 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"       AND p.key = 'pv_mapping'\n"                                   \
 	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
 
+/* Schema 13: the memory model a torture ran under (NULL: sc). */
+#define TORTURE_MEMORY_DDL "ALTER TABLE torture_runs ADD COLUMN memory TEXT;\n"
+
 /* Schema 12 too: each `qsim torture` and its failing seeds. */
 #define TORTURE_DDL                                                     \
 	"CREATE TABLE torture_runs (\n"                                 \
@@ -497,10 +500,11 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
+			"%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
 			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
-			PARAMS_DDL, TORTURE_DDL, STORE_SCHEMA_VERSION);
+			PARAMS_DDL, TORTURE_DDL, TORTURE_MEMORY_DDL,
+			STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -577,6 +581,8 @@ static bool migrate(struct store *st, GError **error)
 		/* 11 -> 12: params, identity, tag, views (rows: below);
 		 * torture runs. */
 		[11] = PARAMS_DDL TORTURE_DDL,
+		/* 12 -> 13: the memory model of a torture run. */
+		[12] = TORTURE_MEMORY_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -1300,8 +1306,8 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 			       "qsim_version, binary_sha256, tag, lock, "
 			       "mapping, mutant, first_seed, seeds_run, "
 			       "failures, host_seconds, simulated_ps, events, "
-			       "interrupted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,"
-			       "?)",
+			       "interrupted, memory) VALUES (?,?,?,?,?,?,?,?,?,"
+			       "?,?,?,?,?,?)",
 			       -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		    st->db,
@@ -1327,6 +1333,8 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 			   (sqlite3_int64)llround(r->sim_seconds * 1e12));
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)r->events);
 	sqlite3_bind_int(s, i++, r->interrupted);
+	bind_text(s, i++,
+		  o->memory && strcmp(o->memory, "sc") ? o->memory : NULL);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		fail(st, error, "inserting the torture run");
 		goto rollback;
