@@ -165,9 +165,6 @@ static void commit(struct sim_mm_cpu *mc, unsigned int i, sim_time_t t)
 	size_t line = sim_mem_line_of(&s->mem, e.p);
 	bool changed = memcmp(e.p, e.val, e.size) != 0;
 
-	for (unsigned int k = 0; k < i; k++)
-		if (mc->sb[k].commit > e.commit)
-			mc->late_stores++;
 	memmove(&mc->sb[i], &mc->sb[i + 1],
 		(mc->n - i - 1) * sizeof(mc->sb[0]));
 	mc->n--;
@@ -302,7 +299,6 @@ void sim_mm_load(struct sim_cpu *c, const volatile void *pv, void *out,
 	const uint8_t *p = (const uint8_t *)pv;
 	size_t line = sim_mem_line_of(&s->mem, p);
 	sim_time_t now = c->access_ps, t = now;
-	bool fwd = false;
 
 	QSIM_BUG_ON(size > 8, "a load of %zu bytes", size);
 	if (mm->kind == SIM_MEMORY_POWER) {
@@ -314,10 +310,8 @@ void sim_mm_load(struct sim_cpu *c, const volatile void *pv, void *out,
 		if (lo < now && sim_rng_below(&mc->rng, 2))
 			t = lo + sim_rng_below(&mc->rng, now - lo + 1);
 	}
-	if (value_at(s, line, p, size, t, out)) {
-		mc->stale_loads++;
+	if (value_at(s, line, p, size, t, out))
 		sim_wait_stale(c, line);
-	}
 	/* The cpu's own buffered stores, oldest first. */
 	for (unsigned int i = 0; i < mc->n; i++) {
 		const struct sim_mm_store *e = &mc->sb[i];
@@ -328,9 +322,7 @@ void sim_mm_load(struct sim_cpu *c, const volatile void *pv, void *out,
 			continue;
 		memcpy((uint8_t *)out + (lo - p), e->val + (lo - e->p),
 		       (size_t)(hi - lo));
-		fwd = true;
 	}
-	mc->forwarded += fwd;
 	seen_set(mc, line, t);
 	mc->ld_max = SIM_MAX(mc->ld_max, t);
 }

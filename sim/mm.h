@@ -94,9 +94,6 @@ struct sim_mm_cpu {
 	} seen[SIM_MM_SEEN];
 	struct sim_event ev; /* the buffer's next store becomes visible */
 	struct sim_rng rng;
-	uint64_t stale_loads; /* loads that returned an older value */
-	uint64_t late_stores; /* stores visible after a later one */
-	uint64_t forwarded;   /* loads served from the own buffer */
 };
 
 struct sim_mm_undo {

@@ -154,7 +154,9 @@ static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
 	uint32_t old = l->last, now = *(volatile uint32_t *)l->word;
 	uint32_t ol = old & Q_LOCKED_MASK, nl = now & Q_LOCKED_MASK;
 	int who = c ? (int)c->id : -1;
-	int hashed = live_count(o, l->word);
+	/* O3 asks what the lock's holder can find, O4 what memory holds:
+	 * a release must not be seen before its unhash. */
+	int hashed = live_count(o, l->word), in_memory = count_of(o, l->word);
 
 	l->last = now;
 	if (nl != 0 && nl != 1 && nl != Q_SLOW_VAL)
@@ -169,7 +171,7 @@ static void on_lock(struct obs *o, struct obs_lock *l, struct sim_cpu *c)
 		       "with %d pv hash entries for it (word %#" PRIx32
 		       " -> %#" PRIx32 ")",
 		       l->idx, who, hashed, old, now);
-	if (ol == Q_SLOW_VAL && nl == 0 && hashed != 0)
+	if (ol == Q_SLOW_VAL && nl == 0 && in_memory != 0)
 		report(o, c,
 		       "O4: lock %u released from _Q_SLOW_VAL by cpu %d with "
 		       "its pv hash entry still there",
