@@ -201,6 +201,8 @@ static void dispatch_hook(void *data, struct sim_cpu *c, bool on, sim_time_t t)
 	}
 	if (v->holding)
 		lhp_change(v->holding, v, !on, t);
+	if (v->outer)
+		lhp_change(v->outer, v, !on, t);
 }
 
 static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
@@ -385,6 +387,50 @@ static const struct sim_duration *cs_of(struct wl *w, struct wl_lock *l,
 	return w->p.lock_cs ? &w->p.lock_cs[l->idx] : &w->p.cs;
 }
 
+/*
+ * Holding @outer as a writer, take a lock of higher index (the fixed
+ * order that keeps nesting free of deadlock), hold it for its own
+ * critical section, and let it go; then @outer is the one held again.
+ */
+static void coroutine_fn nested_step(struct wl *w, struct wl_vcpu *v,
+				     struct sim_cpu *c, struct wl_lock *outer)
+{
+	struct wl_lock *l =
+		&w->locks[outer->idx + 1 +
+			  sim_rng_below(&v->rng, w->p.nlocks - outer->idx - 1)];
+	sim_time_t hold = sim_duration_draw(cs_of(w, l, false), &v->rng);
+	sim_time_t outer_since = v->req_ps; /* the outer hold's start */
+
+	v->outer = outer;
+	v->outer_read = false;
+	v->holding = NULL;
+	v->in_op = l;
+	wait_begin(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx, 0);
+	sim_cpu_trace(c, "lock(%" PRId64 ") nested in %" PRId64, l->idx,
+		      outer->idx);
+	w->ops->lock(l->addr);
+	sim_cpu_sync(c);
+	acquired(w, l, v, false, c->now_ps);
+	l->st.nested++;
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_HOLD, (int32_t)c->id, l->idx, 0);
+	sim_cpu_trace(c, "holds lock %" PRId64 " nested in %" PRId64, l->idx,
+		      outer->idx);
+	sim_cpu_point(c, SIM_POINT_CS);
+	cs_data(w, l, v, c, false);
+	sim_cpu_work(c, hold);
+	released(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
+	       0);
+	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
+	w->ops->unlock(l->addr);
+	v->holding = outer;
+	v->holding_read = false;
+	v->outer = NULL;
+	v->in_op = outer;
+	v->req_ps = outer_since;
+}
+
 /* Step @step of a unit: take a lock, hold it, let it go. */
 static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 				   struct sim_cpu *c, unsigned int step)
@@ -425,6 +471,9 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		      read);
 	sim_cpu_point(c, SIM_POINT_CS);
 	cs_data(w, l, v, c, read);
+	if (!read && w->p.nest_prob > 0 && l->idx + 1 < w->p.nlocks &&
+	    sim_rng_unit(&v->rng) < w->p.nest_prob)
+		nested_step(w, v, c, l);
 	sim_cpu_work(c, hold);
 	released(l, v, c->now_ps);
 	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
@@ -676,6 +725,7 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		st->lwp_events = 0;
 		st->lwp_total_ps = st->lwp_max_ps = 0;
 		st->long_holds = 0;
+		st->nested = 0;
 		l->lhp_acc_ps = t;
 		l->handoff_open = false;
 	}
@@ -685,7 +735,7 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		v->acquisitions = 0;
 		v->units = 0;
 		v->read_acquisitions = v->write_acquisitions = 0;
-		if (v->holding && v->pre_since != SIM_TIME_NEVER)
+		if ((v->holding || v->outer) && v->pre_since != SIM_TIME_NEVER)
 			v->lhp_since =
 				t; /* an LHP under way counts from here */
 	}
@@ -696,16 +746,22 @@ void wl_finish(struct wl *w, sim_time_t t)
 	/* Close the LHP intervals still open (counted, not ended). */
 	for (unsigned int i = 0; i < w->nvcpus; i++) {
 		struct wl_vcpu *v = &w->vcpus[i];
-		struct wl_lock *l = v->holding;
+		struct wl_lock *held[2] = {v->holding, v->outer};
 		sim_time_t d;
 
-		if (!l || v->pre_since == SIM_TIME_NEVER)
+		if (v->pre_since == SIM_TIME_NEVER)
 			continue;
-		lhp_account(l, t);
-		d = t > v->lhp_since ? t - v->lhp_since : 0;
-		l->st.lhp_total_ps += d;
-		if (d > l->st.lhp_max_ps)
-			l->st.lhp_max_ps = d;
+		for (unsigned int k = 0; k < 2; k++) {
+			struct wl_lock *l = held[k];
+
+			if (!l)
+				continue;
+			lhp_account(l, t);
+			d = t > v->lhp_since ? t - v->lhp_since : 0;
+			l->st.lhp_total_ps += d;
+			if (d > l->st.lhp_max_ps)
+				l->st.lhp_max_ps = d;
+		}
 	}
 }
 

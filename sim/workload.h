@@ -92,6 +92,9 @@ struct wl_params {
 	 * probability; stutter: run stutter_ps, pause as long, ... */
 	double long_hold_prob;
 	sim_time_t long_hold_ps;
+	/* A writer holding lock i takes, with this probability, a second
+	 * lock j > i (ascending: no deadlock) and holds both. */
+	double nest_prob;
 	sim_time_t stutter_ps;
 	unsigned int read_pct; /* share of acquisitions that read (rwlocks) */
 	unsigned int readers; /* or: vCPUs 0..readers-1 only read, rest write */
@@ -123,6 +126,7 @@ struct wl_lock_stats {
 	uint64_t lwp_events;
 	sim_time_t lwp_total_ps, lwp_max_ps;
 	uint64_t long_holds;
+	uint64_t nested; /* acquisitions made holding a lower one */
 };
 
 struct wl_vcpu;
@@ -150,8 +154,10 @@ struct wl_vcpu {
 	unsigned int idx;
 	struct sim_cpu *cpu;
 	struct sim_rng rng;
-	struct wl_lock *holding;
+	struct wl_lock *holding; /* the innermost lock held */
 	bool holding_read;
+	struct wl_lock *outer; /* the lock held around it (nest_prob) */
+	bool outer_read;
 	sim_time_t lhp_since; /* undispatched while holding, since */
 	struct wl_lock *waiting;
 	struct wl_lock *in_op; /* inside lock() .. unlock() of this lock */

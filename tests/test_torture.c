@@ -212,6 +212,7 @@ START_TEST(test_wide_space)
 {
 	struct torture_opts o = {.lock = "pv_qspinlock"};
 	unsigned int small = 0, many = 0, noise = 0, irq = 0, probed = 0;
+	unsigned int nesting = 0, nested = 0;
 
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		g_autofree char *text = torture_scenario(&o, seed);
@@ -227,6 +228,9 @@ START_TEST(test_wide_space)
 			      res.violation_msg);
 		probed += res.lock_events[LOCKEVENT_pv_hash_hops] >
 			  res.lock_events[LOCKEVENT_pv_kick_unlock];
+		nesting += cfg->nest_prob > 0;
+		for (unsigned int i = 0; i < res.nlocks; i++)
+			nested += res.locks[i].nested > 0;
 		qsim_results_clear(&res);
 		cfg_free(cfg);
 	}
@@ -235,6 +239,9 @@ START_TEST(test_wide_space)
 	ck_assert_uint_gt(noise, 3);
 	ck_assert_uint_gt(irq, 3);
 	ck_assert_uint_gt(probed, 0);
+	/* A third of the wide seeds nest; their nested locks were taken. */
+	ck_assert_uint_gt(nesting, 5);
+	ck_assert_uint_gt(nested, nesting);
 }
 END_TEST
 

@@ -84,6 +84,37 @@ START_TEST(test_long_hold)
 END_TEST
 
 /*
+ * Nesting: vCPU 0 picks lock 0 (pick = vcpu), and with nest_prob = 1 it
+ * takes lock 1 inside every hold of lock 0.  So lock 1 is taken exactly
+ * as often as lock 0 (one fewer if the run ends between the two), every
+ * time nested; lock 1's hold is its own critical section, 200 ns
+ * exactly, and lock 0's hold contains it (more than 400 ns).  Lock 1,
+ * the highest, never nests anything: its own count of nested is all of
+ * its acquisitions and lock 0's is none.
+ */
+START_TEST(test_nested)
+{
+	struct qsim_results res;
+
+	run(&res, "workload.locks=2", "workload.pick=vcpu",
+	    "workload.nest_prob=1", NULL);
+	ck_assert_int_gt(res.locks[0].acquisitions, 1000);
+	ck_assert_int_le(res.locks[1].acquisitions, res.locks[0].acquisitions);
+	ck_assert_int_ge(res.locks[1].acquisitions,
+			 res.locks[0].acquisitions - 1);
+	ck_assert_int_eq(res.locks[1].nested, res.locks[1].acquisitions);
+	ck_assert_int_eq(res.locks[0].nested, 0);
+	ck_assert_double_eq_tol(res.locks[1].hold_mean_ns, 200, 1e-6);
+	ck_assert_double_gt(res.locks[0].hold_mean_ns, 400);
+	qsim_results_clear(&res);
+	/* Without nesting, lock 1 is never taken by vCPU 0. */
+	run(&res, "workload.locks=2", "workload.pick=vcpu", NULL);
+	ck_assert_int_eq(res.locks[1].acquisitions, 0);
+	qsim_results_clear(&res);
+}
+END_TEST
+
+/*
  * stutter = 1 ms: the vCPU takes locks in [0,1), [2,3), ... [8,9) ms and
  * idles (cedes) in between, 5 of the 10 ms.  So the count is half of the
  * run without stutter, less what each of the 5 running periods loses:
@@ -251,6 +282,7 @@ int main(void)
 
 	tcase_add_test(tc, test_side_sections);
 	tcase_add_test(tc, test_long_hold);
+	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_stutter);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_unit_workloads);

@@ -493,6 +493,10 @@ static const struct cfg_key cfg_keys[] = {
 	{"workload", "long_hold_prob", CT_PROB, "0", 0, 0, NULL,
 	 OFF(long_hold_prob),
 	 "probability that a write acquisition holds for long_hold (0: never)"},
+	{"workload", "nest_prob", CT_PROB, "0", 0, 0, NULL, OFF(nest_prob),
+	 "probability that a writer, holding its lock, takes a second one of "
+	 "a higher index (a fixed order) for a critical section of its own "
+	 "(0: never)"},
 	{"workload", "stutter", CT_TIME, "0ns", 0, T(100 * SIM_S), NULL,
 	 OFF(stutter_ps),
 	 "locktorture's stutter: run this long, then nobody takes a lock for "

@@ -141,6 +141,7 @@ struct qsim_config {
 	struct cfg_odur read_cs, write_cs;
 	sim_time_t long_hold_ps;
 	double long_hold_prob;
+	double nest_prob;
 	sim_time_t stutter_ps;
 	unsigned int steps;
 	struct cfg_odur unit_idle;

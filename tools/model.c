@@ -245,6 +245,7 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		l->lwp_total_ns = ns(st->lwp_total_ps);
 		l->lwp_max_ns = ns(st->lwp_max_ps);
 		l->long_holds = (int64_t)st->long_holds;
+		l->nested = (int64_t)st->nested;
 		/* The histograms move to the result. */
 		l->latency = st->latency;
 		l->hold = st->hold;
@@ -466,6 +467,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		.read_cs = cfg->read_cs.set ? &cfg->read_cs.d : NULL,
 		.write_cs = cfg->write_cs.set ? &cfg->write_cs.d : NULL,
 		.long_hold_prob = cfg->long_hold_prob,
+		.nest_prob = cfg->nest_prob,
 		.long_hold_ps = cfg->long_hold_ps,
 		.stutter_ps = cfg->stutter_ps,
 		.sleep_bound_ps = cfg->sleep_bound_ps,

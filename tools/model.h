@@ -45,7 +45,10 @@
 	X(write_lat_mean_ns, R, "writers' mean acquisition latency")           \
 	X(write_lat_p99_ns, R,                                                 \
 	  "writers' acquisition latency, 99th percentile")                     \
-	X(long_holds, I, "write acquisitions held for long_hold (schema 8)")
+	X(long_holds, I, "write acquisitions held for long_hold (schema 8)")   \
+	X(nested, I,                                                           \
+	  "acquisitions made holding a lock of lower index (nest_prob, "       \
+	  "schema 13)")
 
 #define QSIM_VCPU_COLS(X)                                                   \
 	X(acquisitions, I, "lock acquisitions after the warm-up")           \

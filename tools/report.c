@@ -220,6 +220,11 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		if (l->long_holds)
 			fprintf(out, "  long holds %" PRId64 "\n",
 				l->long_holds);
+		if (l->nested)
+			fprintf(out,
+				"  nested %" PRId64
+				" (taken holding a lock of lower index)\n",
+				l->nested);
 	}
 	for (unsigned int i = 0; i < res->nparts; i++) {
 		const struct qsim_partition_result *pr = &res->parts[i];

@@ -240,7 +240,8 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"       AND p.key = 'pv_mapping'\n"                                   \
 	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
 
-/* Schema 13: the memory model a torture ran under (NULL: sc). */
+/* Schema 13: the memory model a torture ran under (NULL: sc); and
+ * lock_results.nested (a column of QSIM_LOCK_COLS, added by the step). */
 #define TORTURE_MEMORY_DDL "ALTER TABLE torture_runs ADD COLUMN memory TEXT;\n"
 
 /* Schema 12 too: each `qsim torture` and its failing seeds. */
@@ -582,7 +583,8 @@ static bool migrate(struct store *st, GError **error)
 		 * torture runs. */
 		[11] = PARAMS_DDL TORTURE_DDL,
 		/* 12 -> 13: the memory model of a torture run. */
-		[12] = TORTURE_MEMORY_DDL,
+		[12] = TORTURE_MEMORY_DDL
+		"ALTER TABLE lock_results ADD COLUMN nested INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");

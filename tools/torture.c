@@ -174,6 +174,16 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 				       "think = exp:%" PRIu64 "ns\n",
 				       wide_locks ? wide_locks : nl, cs, think);
 	}
+	if (wide) {
+		/* Nested acquisitions, in ascending order, on a third of the
+		 * wide seeds: a stream of its own again. */
+		struct sim_rng n;
+
+		sim_rng_init(&n, seed, TORTURE_RNG_KIND, 3);
+		if (sim_rng_below(&n, 3) == 0)
+			g_string_append_printf(s, "nest_prob = %.2f\n",
+					       (double)pick(&n, 10, 60) / 100);
+	}
 	g_string_append(s, "[check]\nhang_bound = 30ms\nsleep_bound = 20ms\n"
 			   "trace_events = 4096\n");
 	g_string_append(s, "[adversarial]\n");
