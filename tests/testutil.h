@@ -129,19 +129,20 @@ int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
 /* The path of scenarios/2x-overcommit.ini in the source tree. */
 const char *tu_overcommit_ini(void);
 
-/* SQL that takes a current results file back to before schema 12 (for
- * the migration tests). */
-#define TU_UNDO_SCHEMA12                               \
-	"DROP VIEW lock_worst_p99; "                   \
-	"DROP VIEW lhp_by_overcommit; "                \
-	"DROP VIEW throughput_by_overcommit; "         \
-	"DROP TABLE params; "                          \
-	"DROP INDEX runs_identity; "                   \
-	"DROP INDEX runs_tag; "                        \
-	"ALTER TABLE runs DROP COLUMN tag; "           \
-	"ALTER TABLE runs DROP COLUMN params_sha256; " \
-	"ALTER TABLE runs DROP COLUMN binary_sha256; " \
-	"DROP TABLE torture_failures; "                \
+/* SQL that takes a current results file back to before schema 12, and
+ * so before 13 as well (for the migration tests). */
+#define TU_UNDO_SCHEMA12                                \
+	"ALTER TABLE lock_results DROP COLUMN nested; " \
+	"DROP VIEW lock_worst_p99; "                    \
+	"DROP VIEW lhp_by_overcommit; "                 \
+	"DROP VIEW throughput_by_overcommit; "          \
+	"DROP TABLE params; "                           \
+	"DROP INDEX runs_identity; "                    \
+	"DROP INDEX runs_tag; "                         \
+	"ALTER TABLE runs DROP COLUMN tag; "            \
+	"ALTER TABLE runs DROP COLUMN params_sha256; "  \
+	"ALTER TABLE runs DROP COLUMN binary_sha256; "  \
+	"DROP TABLE torture_failures; "                 \
 	"DROP TABLE torture_runs; "
 
 #endif
