@@ -7,7 +7,8 @@
 #   - the generic pv head sets _Q_SLOW_VAL before it hashes itself (the
 #     kernel's historical M2 bug, in the fixture's own code): O3;
 #   - the powerpc unlock flips the locked bit instead of clearing the
-#     owner half, leaving an owner in an unlocked word: O6.
+#     owner half, leaving an owner in an unlocked word: O6;
+#   - the powerpc slowpath never counts the node it takes: O7.
 #   cmake -DSRC=<qsim source> -DWORK=<scratch dir> -P ktree-mutant.cmake
 set(base ${WORK})
 
@@ -59,3 +60,11 @@ mutant(unlock-flips-bit arch/powerpc/include/asm/qspinlock.h
 	"andis.	%0,%0,0xffff"
 	"xori	%0,%0,1"
 	kernel_ppc_qspinlock O6)
+
+# The powerpc slowpath never counts the queue node it takes, so its
+# release takes the count below zero: O7, which reads each CPU's count
+# where the library says it is (qk_info.qnode_count).
+mutant(count-never-taken arch/powerpc/lib/qspinlock.c
+	"idx = qn->count++;"
+	"idx = qn->count;"
+	kernel_ppc_qspinlock O7)

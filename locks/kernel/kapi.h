@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QK_API_VERSION 1
+#define QK_API_VERSION 2
 
 /* The kinds of a shared access (sim/engine.h's enum sim_access). */
 enum qk_access {
@@ -103,6 +103,10 @@ struct qk_info {
 	const char *percpu_start, *percpu_end;
 	unsigned int nevents;
 	const char *const *event_names;
+	/* In the per-CPU template: the CPU's count of queue nodes in use
+	 * (an int), and how many nodes it has (observer O7). */
+	const char *qnode_count;
+	int qnode_max;
 };
 
 /* The entry points of a library copy (dlsym names). */

@@ -684,6 +684,25 @@ static bool kt_pv_hash(void *globals, void **base, size_t *entries)
 	return true;
 }
 
+/*
+ * Each CPU's queue-node count (observer O7): in the CPU's copy of the
+ * per-CPU template, where the library says the count is.
+ */
+static bool kt_qnode_counts(void *globals, void **base, size_t *stride,
+			    unsigned int *ncpus, int *max)
+{
+	struct kt_guest *g = globals;
+	struct qk_inst *in = g->inst;
+
+	if (!in || !in->info->qnode_count)
+		return false;
+	*base = in->percpu + (in->info->qnode_count - in->info->percpu_start);
+	*stride = in->stride;
+	*ncpus = in->nr_cpus;
+	*max = in->info->qnode_max;
+	return true;
+}
+
 /* --- the lock types --- */
 
 static void kt_init(void *lock)
@@ -726,6 +745,7 @@ static void kt_init(void *lock)
 		.paravirt = pv_,                                           \
 		.word = word_,                                             \
 		.pv_hash = word_ == LK_WORD_QSPINLOCK ? kt_pv_hash : NULL, \
+		.qnode_counts = kt_qnode_counts,                           \
 		.kernel_tree = true,                                       \
 		.knobs = id_##_knobs,                                      \
 	}

@@ -39,6 +39,9 @@ QK_EXPORT const struct qk_info qk_info = {
 	.percpu_end = __stop_qk_percpu,
 	.nevents = lockevent_num,
 	.event_names = qk_event_names,
+	/* The first node's MCS count is the CPU's nesting count. */
+	.qnode_count = (const char *)&qnodes[0].mcs.count,
+	.qnode_max = (int)(sizeof(qnodes) / sizeof(qnodes[0])),
 };
 
 QK_EXPORT void qk_setup(char *percpu, size_t stride)

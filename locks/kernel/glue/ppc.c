@@ -26,6 +26,8 @@ QK_EXPORT const struct qk_info qk_info = {
 	.percpu_end = __stop_qk_percpu,
 	.nevents = 0,
 	.event_names = NULL,
+	.qnode_count = (const char *)&qnodes.count,
+	.qnode_max = (int)(sizeof(qnodes.nodes) / sizeof(qnodes.nodes[0])),
 };
 
 QK_EXPORT void qk_setup(char *percpu, size_t stride)

@@ -33,12 +33,12 @@ struct fx_qnode {
 	u8 granted;
 };
 
-struct fx_qnodes {
+struct qnodes {
 	int count;
-	struct fx_qnode node[FX_NODES];
+	struct fx_qnode nodes[FX_NODES];
 };
 
-static DEFINE_PER_CPU_ALIGNED(struct fx_qnodes, fx_qnodes);
+static DEFINE_PER_CPU_ALIGNED(struct qnodes, qnodes);
 
 static int steal_spins = 16;
 static int head_spins = 64;
@@ -54,7 +54,7 @@ static inline struct fx_qnode *fx_node_of(u32 tail)
 {
 	int cpu = (int)(tail / FX_NODES) - 1;
 
-	return &per_cpu_ptr(&fx_qnodes, cpu)->node[tail % FX_NODES];
+	return &per_cpu_ptr(&qnodes, cpu)->nodes[tail % FX_NODES];
 }
 
 /* Put @tail in the tail half; return the word before. */
@@ -138,7 +138,7 @@ static bool fx_try_steal(struct qspinlock *lock, u32 me)
 void queued_spin_lock_slowpath(struct qspinlock *lock)
 {
 	u32 me = fx_owner_me(), tail, word;
-	struct fx_qnodes *qn = this_cpu_ptr(&fx_qnodes);
+	struct qnodes *qn = this_cpu_ptr(&qnodes);
 	struct fx_qnode *node, *next;
 	int idx, i;
 
@@ -147,7 +147,7 @@ void queued_spin_lock_slowpath(struct qspinlock *lock)
 
 	idx = qn->count++;
 	BUG_ON(idx >= FX_NODES);
-	node = &qn->node[idx];
+	node = &qn->nodes[idx];
 	node->next = NULL;
 	node->cpu = smp_processor_id();
 	node->granted = 0;
