@@ -47,6 +47,8 @@ struct sim_lineq {
 	struct sim_event ev;	  /* the source frees: serve */
 };
 
+__thread const char *sim_bug_context;
+
 void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -59,6 +61,8 @@ void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 		va_end(ap);
 	}
 	fputc('\n', stderr);
+	if (sim_bug_context) /* what this thread was running, to replay it */
+		fprintf(stderr, "qsim: while running:\n%s\n", sim_bug_context);
 	fflush(stderr);
 	abort();
 }

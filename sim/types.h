@@ -24,6 +24,8 @@ typedef uint64_t sim_time_t;
 void sim_bug(const char *file, int line, const char *cond, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 4, 5)));
 
+/* Printed with an internal error when set (this thread's scenario, say). */
+extern __thread const char *sim_bug_context;
 #define QSIM_BUG_ON(cond, ...)                                              \
 	do {                                                                \
 		if (__builtin_expect(!!(cond), 0))                          \

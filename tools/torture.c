@@ -278,9 +278,17 @@ static void worker(gpointer data, gpointer user)
 		struct qsim_config *cfg = cfg_load_text(path, text, NULL, &err);
 		struct qsim_results res;
 
+		g_autofree char *ctx = NULL;
+
 		QSIM_BUG_ON(!cfg, "torture generated a bad scenario: %s",
 			    err ? err->message : "?");
+		/* An internal error prints the seed's scenario: replayable. */
+		ctx = g_strdup_printf("%s(replay: save it as FILE, then qsim "
+				      "run FILE --seed %" PRIu64 ")",
+				      text, seed);
+		sim_bug_context = ctx;
 		qsim_model_run(cfg, &res, NULL);
+		sim_bug_context = NULL;
 		if (res.interrupted) /* a signal: this seed did not finish */
 			g_free(text);
 		else
