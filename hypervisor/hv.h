@@ -285,6 +285,7 @@ struct hv_params {
 	sim_time_t wake_latency_ps;
 	bool prod_cuts_directed_confer;
 	double spurious_wake;  /* cede/halt returns at once, probability */
+	double drain_late;     /* adversarial: a buffered store held longest */
 	double point_prob[16]; /* adversarial: preempt at each shim point */
 	bool no_latch;	       /* mutant: prods and kicks are never latched */
 	sim_time_t window_ps;  /* powervm: the dispatch window */
@@ -474,5 +475,8 @@ long coroutine_fn hv_hcall_halt(struct hv_vcpu *v);
 long coroutine_fn hv_hcall_kick(struct hv_vcpu *v, long target);
 
 bool hv_check_invariants(const struct hv *hv);
+
+/* The adversarial dispatcher's drain choice (sim_mm_set_drain). */
+bool hv_adversary_drain(void *data, struct sim_cpu *c);
 
 #endif

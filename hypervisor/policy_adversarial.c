@@ -50,6 +50,21 @@ static void coroutine_fn adv_at_point(struct hv *hv, struct hv_vcpu *v,
 	hv_preempt_self(v);
 }
 
+/*
+ * Under a weak memory model (sim/mm.h) the adversary also chooses when
+ * buffered stores drain: with probability drain_late a store stays in its
+ * buffer for the whole of machine.store_delay (until a barrier, atomic
+ * or hcall of its cpu drains it sooner).
+ */
+bool hv_adversary_drain(void *data, struct sim_cpu *c)
+{
+	struct hv *hv = data;
+
+	(void)c;
+	return hv->p.drain_late > 0.0 &&
+	       sim_rng_unit(&hv->rng) < hv->p.drain_late;
+}
+
 const struct hv_policy_ops hv_policy_adversarial = {
 	.name = "adversarial",
 	.desc = "torture: random slices, preemption at the shim points where "

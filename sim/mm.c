@@ -37,6 +37,15 @@ void sim_mm_enable(struct sim *s, enum sim_memory kind, sim_time_t window,
 		sim_mm_cpu_init(s->cpus[i]);
 }
 
+void sim_mm_set_drain(struct sim *s, bool (*late)(void *, struct sim_cpu *),
+		      void *data)
+{
+	if (!s->mm)
+		return;
+	s->mm->drain_late = late;
+	s->mm->drain_data = data;
+}
+
 void sim_mm_cpu_init(struct sim_cpu *c)
 {
 	struct sim_mm_cpu *mc;
@@ -269,7 +278,9 @@ void sim_mm_store(struct sim_cpu *c, volatile void *p, const void *val,
 	 * in the buffer before it drains.
 	 */
 	at = SIM_MAX(c->wdone_ps, c->access_ps);
-	if (mm->delay && sim_rng_below(&mc->rng, 2))
+	if (mm->drain_late && mm->drain_late(mm->drain_data, c))
+		at += mm->delay; /* the adversary holds it longest */
+	else if (mm->delay && sim_rng_below(&mc->rng, 2))
 		at += sim_rng_below(&mc->rng, mm->delay + 1);
 	if (mm->kind == SIM_MEMORY_TSO) {
 		for (unsigned int i = 0; i < mc->n; i++)

@@ -111,6 +111,10 @@ struct sim_mm_line {
 
 struct sim_mm {
 	enum sim_memory kind;
+	/* Who decides a store's delay: true holds it for all of @delay
+	 * (the adversarial dispatcher), false draws it; NULL: drawn. */
+	bool (*drain_late)(void *data, struct sim_cpu *c);
+	void *drain_data;
 	sim_time_t window; /* how early a load may be satisfied (power) */
 	sim_time_t delay;  /* most extra delay of a store (power) */
 	struct sim_mm_line *lines;
@@ -123,6 +127,8 @@ const char *sim_memory_name(enum sim_memory k);
 void sim_mm_enable(struct sim *s, enum sim_memory kind, sim_time_t window,
 		   sim_time_t delay);
 void sim_mm_cpu_init(struct sim_cpu *c);
+void sim_mm_set_drain(struct sim *s, bool (*late)(void *, struct sim_cpu *),
+		      void *data);
 void sim_mm_free(struct sim *s);
 
 /* The shim's hooks, for cpus with c->mm (after sim_access). */

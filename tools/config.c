@@ -532,6 +532,9 @@ static const struct cfg_key cfg_keys[] = {
 		{"adversarial", "spurious_wake", CT_PROB, "0.01", 0, 0, NULL,
 		 OFF(spurious_wake),
 		 "policy adversarial: a cede or halt returns at once"},
+	{"adversarial", "drain_late", CT_PROB, "0", 0, 0, NULL, OFF(drain_late),
+	 "policy adversarial, memory tso or power: a buffered store is "
+	 "held to the end of machine.store_delay"},
 };
 
 static const char *type_name(enum cfg_type t)

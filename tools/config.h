@@ -155,6 +155,7 @@ struct qsim_config {
 	/* [adversarial] */
 	double point_prob[16];
 	double spurious_wake;
+	double drain_late;
 };
 
 /*

@@ -533,6 +533,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 			       "point_prob too small");
 		memcpy(hp.point_prob, cfg->point_prob, sizeof(hp.point_prob));
 		hp.spurious_wake = cfg->spurious_wake;
+		hp.drain_late = cfg->drain_late;
 	}
 	hv_init(&r->hv, &r->sim, &hp, cfg->seed);
 	sim_trace_free(&r->sim.trace);
@@ -617,6 +618,9 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 	sim_mem_seal(&r->sim.mem);
 	sim_mm_enable(&r->sim, cfg_memory(cfg), cfg->memory_window_ps,
 		      cfg->store_delay_ps);
+	if (r->sim.mm && strcmp(cfg->policy, "adversarial") == 0)
+		/* The adversary chooses when buffered stores drain. */
+		sim_mm_set_drain(&r->sim, hv_adversary_drain, &r->hv);
 	for (unsigned int i = 0; i < cfg->nlocks; i++)
 		ops->init(addrs[i]);
 	for (unsigned int i = 0; i < r->n_noise_wl * cfg->nlocks; i++)

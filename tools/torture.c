@@ -42,6 +42,7 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 			   * so the classic ones stay as they were */
 	bool wide, small_hash = false, noise = false, chips = false;
 	unsigned int irq_rate = 0, wide_locks = 0;
+	double drain_late = 0.0;
 
 	sim_rng_init(&r, seed, TORTURE_RNG_KIND, 0);
 	sim_rng_init(&w, seed, TORTURE_RNG_KIND, 1);
@@ -89,6 +90,7 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 				       o->memory,
 				       ns[sim_rng_below(&m, G_N_ELEMENTS(ns))],
 				       ns[sim_rng_below(&m, G_N_ELEMENTS(ns))]);
+		drain_late = prob(&m, 0.5);
 	}
 	if (small_hash) /* a 4 KiB page: a pv hash table of 256 entries */
 		g_string_append(s, "page_size = 4096\n");
@@ -192,6 +194,8 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	HV_POINTS(X)
 #undef X
 	g_string_append_printf(s, "spurious_wake = %.3f\n", prob(&r, 0.1));
+	if (drain_late > 0.0) /* the adversary holds stores back */
+		g_string_append_printf(s, "drain_late = %.3f\n", drain_late);
 	if (noise) /* another guest, with locks of its own, in the pool */
 		g_string_append_printf(s,
 				       "[noise]\npartitions = 1\nvcpus = %u\n"
