@@ -604,7 +604,9 @@ static void watchdog_ev(struct sim_event *ev)
 						     sizeof(b)));
 			return;
 		}
-		if (t - v->req_ps <= w->p.hang_bound_ps)
+		/* A wait its cpu began at a local time past the watchdog's
+		 * (it ran ahead and has not synced since) has not begun. */
+		if (t <= v->req_ps || t - v->req_ps <= w->p.hang_bound_ps)
 			continue;
 		rel = v->waiting->releases - v->releases_at_req;
 		sim_format_time(t - v->req_ps, a, sizeof(a));
@@ -656,7 +658,9 @@ static void drain_ev(struct sim_event *ev)
 				"lock %u, %s after the other vCPUs stopped "
 				"taking locks",
 				v->idx,
-				sim_format_time(t - v->req_ps, a, sizeof(a)),
+				sim_format_time(t > v->req_ps ? t - v->req_ps
+							      : 0,
+						a, sizeof(a)),
 				v->waiting->idx, b);
 		else
 			wl_violation(

@@ -80,7 +80,7 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	if (o->memory && strcmp(o->memory, "sc")) {
 		/* How long loads may be early and stores late: a stream of
 		 * its own, so the other draws stay as they were. */
-		static const unsigned int ns[] = {100, 500, 2000, 10000};
+		static const unsigned int ns[] = {100, 300, 1000, 3000};
 		struct sim_rng m;
 
 		sim_rng_init(&m, seed, TORTURE_RNG_KIND, 2);
