@@ -178,11 +178,14 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 	else if (lv == SIM_THREAD_LOW)
 		s->core_low[core]++;
 	s->level[pcpu] = (uint8_t)lv;
-	/* A raw spin waiting on the core replays up to now: the share is
-	 * read live, as of the event being processed. */
-	(void)t;
+	/* A raw spin waiting on the core replays up to the change, and no
+	 * earlier than the event being processed.  (Up to the event clock
+	 * alone, a change made by a running cpu at its later local time t,
+	 * inside an hcall say, let the rewound spinner act before t after
+	 * that cpu had acted at t: a vCPU was then dispatched before the
+	 * time it had been undispatched.) */
 	if (s->rspin_on)
-		sim_rspin_core_changed(s, pcpu, s->now_ps);
+		sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps));
 }
 
 void sim_set_seed(struct sim *s, uint64_t seed)
