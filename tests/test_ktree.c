@@ -159,14 +159,14 @@ START_TEST(test_tree_counters_by_name)
 }
 END_TEST
 
-static void torture(const char *lock)
+static void torture_from(const char *lock, const char *first)
 {
 	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
 	g_autofree char *lk = g_strdup_printf("--lock=%s", lock);
 	g_autofree char *out = g_strdup_printf("--out=%s", dir);
-	const char *argv[] = {QSIM_BINARY,  "torture",	lk,
-			      "--seeds=12", "--jobs=2", out,
-			      "--no-store", NULL};
+	const char *argv[] = {QSIM_BINARY, "torture",	 lk,
+			      first,	   "--seeds=12", "--jobs=2",
+			      out,	   "--no-store", NULL};
 	g_autofree char *so = NULL, *se = NULL;
 	int status;
 
@@ -179,12 +179,25 @@ static void torture(const char *lock)
 	g_rmdir(dir);
 }
 
+static void torture(const char *lock)
+{
+	torture_from(lock, "--first-seed=1");
+}
+
 START_TEST(test_torture_two_jobs)
 {
 	/* Two workers at once, each with its own copy of the library. */
 	torture("kernel_pv_qspinlock");
 	torture("kernel_ppc_qspinlock");
 	torture("kernel_qspinlock");
+	/*
+	 * Seeds 45-56 hold seed 50, which stopped qsim on an internal error
+	 * (a vCPU dispatched before it was undispatched) while a raw spin
+	 * rewound by a sibling's SMT change replayed only to the event
+	 * clock (docs/design.md, "Raw spin loops").  A guard while the
+	 * torture generator draws that seed's scenario as it does today.
+	 */
+	torture_from("kernel_pv_qspinlock", "--first-seed=45");
 }
 END_TEST
 
