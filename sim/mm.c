@@ -9,11 +9,18 @@
 #include "sim/engine.h"
 #include "sim/mm.h"
 
-const char *sim_memory_name(enum sim_memory k)
+const char *sim_memory_name(unsigned int k)
 {
-	static const char *const n[] = {"sc", "tso", "power"};
+	static const char *const n[] = {"sc", "tso", "power", NULL};
 
-	return n[k];
+	return k < G_N_ELEMENTS(n) ? n[k] : NULL;
+}
+
+/* @p's offset in its line. */
+static size_t line_off(const struct sim *s, const void *p)
+{
+	return sim_mem_offset(&s->mem, p) &
+	       (((size_t)1 << s->mem.line_shift) - 1);
 }
 
 static void mm_due(struct sim_event *ev);
@@ -29,8 +36,7 @@ void sim_mm_enable(struct sim *s, enum sim_memory kind, sim_time_t window,
 	s->mm->kind = kind;
 	s->mm->window = kind == SIM_MEMORY_POWER ? window : 0;
 	s->mm->delay = delay;
-	s->mm->nlines = s->mem.nlines;
-	s->mm->lines = g_new0(struct sim_mm_line, s->mm->nlines);
+	s->mm->lines = g_new0(struct sim_mm_line, s->mem.nlines);
 	/* Raw spin loops run ahead on the arena's bytes: not with buffers. */
 	s->rspin_on = false;
 	for (unsigned int i = 0; i < s->ncpus; i++)
@@ -87,8 +93,7 @@ static void undo_log(struct sim *s, size_t line, sim_time_t t, const uint8_t *p,
 	u = &l->u[(l->head + l->n) % SIM_MM_UNDO];
 	l->n++;
 	u->t = t;
-	u->off = (uint16_t)((size_t)(p - s->mem.base) &
-			    (((size_t)1 << s->mem.line_shift) - 1));
+	u->off = (uint16_t)line_off(s, p);
 	u->size = (uint8_t)size;
 	memcpy(u->old, old, size);
 }
@@ -101,8 +106,7 @@ static bool value_at(struct sim *s, size_t line, const uint8_t *p, size_t size,
 		     sim_time_t t, uint8_t *out)
 {
 	struct sim_mm_line *l = &s->mm->lines[line];
-	size_t off = (size_t)(p - s->mem.base) &
-		     (((size_t)1 << s->mem.line_shift) - 1);
+	size_t off = line_off(s, p);
 	bool undone = false;
 
 	memcpy(out, p, size);
@@ -449,8 +453,7 @@ bool sim_mm_pending(struct sim *s, const void *pv, size_t size)
 		const struct sim_mm_cpu *mc = s->cpus[k]->mm;
 
 		for (unsigned int i = 0; mc && i < mc->n; i++)
-			if (mc->sb[i].p < p + size &&
-			    p < mc->sb[i].p + mc->sb[i].size)
+			if (overlaps(&mc->sb[i], p, size))
 				return true;
 	}
 	return false;

@@ -117,11 +117,11 @@ struct sim_mm {
 	void *drain_data;
 	sim_time_t window; /* how early a load may be satisfied (power) */
 	sim_time_t delay;  /* most extra delay of a store (power) */
-	struct sim_mm_line *lines;
-	size_t nlines;
+	struct sim_mm_line *lines; /* one per line of the arena */
 };
 
-const char *sim_memory_name(enum sim_memory k);
+/* The name of model @k (enum sim_memory), or NULL past the last. */
+const char *sim_memory_name(unsigned int k);
 
 /* After the arena is sealed, before the run: the model for @s. */
 void sim_mm_enable(struct sim *s, enum sim_memory kind, sim_time_t window,

@@ -388,6 +388,60 @@ static const struct sim_duration *cs_of(struct wl *w, struct wl_lock *l,
 }
 
 /*
+ * Wait for @l and take it (as a reader if @read; inside @outer, or NULL),
+ * with the accounting, timeline and trace of both, up to the holder's
+ * own data (cs_data).
+ */
+static void coroutine_fn take(struct wl *w, struct wl_vcpu *v,
+			      struct sim_cpu *c, struct wl_lock *l, bool read,
+			      const struct wl_lock *outer)
+{
+	wait_begin(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx,
+	       read);
+	if (outer)
+		sim_cpu_trace(c, "lock(%" PRId64 ") nested in %" PRId64, l->idx,
+			      outer->idx);
+	else
+		sim_cpu_trace(c,
+			      read ? "read_lock(%" PRId64 ")%.0" PRId64
+				   : "lock(%" PRId64 ")%.0" PRId64,
+			      l->idx, 0);
+	if (read)
+		w->ops->read_lock(l->addr);
+	else
+		w->ops->lock(l->addr);
+	sim_cpu_sync(c);
+	acquired(w, l, v, read, c->now_ps);
+	if (outer)
+		l->st.nested++;
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_HOLD, (int32_t)c->id, l->idx,
+	       read);
+	if (outer)
+		sim_cpu_trace(c, "holds lock %" PRId64 " nested in %" PRId64,
+			      l->idx, outer->idx);
+	else
+		sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")",
+			      l->idx, read);
+	sim_cpu_point(c, SIM_POINT_CS);
+	cs_data(w, l, v, c, read);
+}
+
+/* Let @l go: the accounting, timeline and trace, then the unlock. */
+static void coroutine_fn give(struct wl *w, struct wl_vcpu *v,
+			      struct sim_cpu *c, struct wl_lock *l, bool read)
+{
+	released(l, v, c->now_ps);
+	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
+	       0);
+	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
+	if (read)
+		w->ops->read_unlock(l->addr);
+	else
+		w->ops->unlock(l->addr);
+}
+
+/*
  * Holding @outer as a writer, take a lock of higher index (the fixed
  * order that keeps nesting free of deadlock), hold it for its own
  * critical section, and let it go; then @outer is the one held again.
@@ -405,25 +459,9 @@ static void coroutine_fn nested_step(struct wl *w, struct wl_vcpu *v,
 	v->outer_read = false;
 	v->holding = NULL;
 	v->in_op = l;
-	wait_begin(l, v, c->now_ps);
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx, 0);
-	sim_cpu_trace(c, "lock(%" PRId64 ") nested in %" PRId64, l->idx,
-		      outer->idx);
-	w->ops->lock(l->addr);
-	sim_cpu_sync(c);
-	acquired(w, l, v, false, c->now_ps);
-	l->st.nested++;
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_HOLD, (int32_t)c->id, l->idx, 0);
-	sim_cpu_trace(c, "holds lock %" PRId64 " nested in %" PRId64, l->idx,
-		      outer->idx);
-	sim_cpu_point(c, SIM_POINT_CS);
-	cs_data(w, l, v, c, false);
+	take(w, v, c, l, false, outer);
 	sim_cpu_work(c, hold);
-	released(l, v, c->now_ps);
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
-	       0);
-	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
-	w->ops->unlock(l->addr);
+	give(w, v, c, l, false);
 	v->holding = outer;
 	v->holding_read = false;
 	v->outer = NULL;
@@ -452,37 +490,12 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 	}
 	v->in_op = l;
 	w->in_ops++;
-	wait_begin(l, v, c->now_ps);
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_WAIT, (int32_t)c->id, l->idx,
-	       read);
-	sim_cpu_trace(c,
-		      read ? "read_lock(%" PRId64 ")%.0" PRId64
-			   : "lock(%" PRId64 ")%.0" PRId64,
-		      l->idx, 0);
-	if (read)
-		w->ops->read_lock(l->addr);
-	else
-		w->ops->lock(l->addr);
-	sim_cpu_sync(c);
-	acquired(w, l, v, read, c->now_ps);
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_HOLD, (int32_t)c->id, l->idx,
-	       read);
-	sim_cpu_trace(c, "holds lock %" PRId64 " (read %" PRId64 ")", l->idx,
-		      read);
-	sim_cpu_point(c, SIM_POINT_CS);
-	cs_data(w, l, v, c, read);
+	take(w, v, c, l, read, NULL);
 	if (!read && w->p.nest_prob > 0 && l->idx + 1 < w->p.nlocks &&
 	    sim_rng_unit(&v->rng) < w->p.nest_prob)
 		nested_step(w, v, c, l);
 	sim_cpu_work(c, hold);
-	released(l, v, c->now_ps);
-	sim_tl(c->sim, c->now_ps, SIM_TL_LOCK_RELEASE, (int32_t)c->id, l->idx,
-	       0);
-	sim_cpu_trace(c, "unlock(%" PRId64 ")%.0" PRId64, l->idx, 0);
-	if (read)
-		w->ops->read_unlock(l->addr);
-	else
-		w->ops->unlock(l->addr);
+	give(w, v, c, l, read);
 	v->in_op = NULL;
 	if (--w->in_ops == 0 && w->draining)
 		w->sim->stop = true; /* drained */

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "tools/config.h"
+#include "sim/mm.h"
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
 #include "sim/workload.h"
@@ -153,13 +154,6 @@ static const char *choice_atomics(unsigned int i)
 	return m[i];
 }
 
-static const char *choice_memory(unsigned int i)
-{
-	static const char *const m[] = {"sc", "tso", "power", NULL};
-
-	return m[i];
-}
-
 static const char *choice_workload(unsigned int i)
 {
 	return i < WL_NTYPES ? wl_type_name((enum wl_type)i) : NULL;
@@ -262,7 +256,7 @@ static const struct cfg_key cfg_keys[] = {
 	 "raw spin loops (READ_ONCE and cpu_relax) run ahead from a "
 	 "checkpoint instead of an event per iteration; the same results "
 	 "(docs/design.md)"},
-	{"machine", "memory", CT_ENUM, "sc", 0, 0, choice_memory, OFF(memory),
+	{"machine", "memory", CT_ENUM, "sc", 0, 0, sim_memory_name, OFF(memory),
 	 "memory model (docs/memory-model.md): sc, sequentially consistent; "
 	 "tso, FIFO store buffers; power, stores visible out of order and "
 	 "loads satisfied early, as barriers allow"},
@@ -1107,8 +1101,8 @@ static bool check_entitlement(const char *path, const char *section,
 
 int cfg_memory(const struct qsim_config *cfg)
 {
-	for (int i = 0; choice_memory((unsigned int)i); i++)
-		if (strcmp(cfg->memory, choice_memory((unsigned int)i)) == 0)
+	for (int i = 0; sim_memory_name((unsigned int)i); i++)
+		if (strcmp(cfg->memory, sim_memory_name((unsigned int)i)) == 0)
 			return i;
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "tools/report.h"
 #include "tools/store.h"
 #include "tools/torture.h"
+#include "sim/mm.h"
 #include "tools/bench.h"
 #include "tools/validate.h"
 #include "tools/compare.h"
@@ -696,12 +697,18 @@ static int cmd_torture(int argc, char **argv)
 			mapping);
 		return EXIT_INPUT;
 	}
-	if (memory && strcmp(memory, "sc") && strcmp(memory, "tso") &&
-	    strcmp(memory, "power")) {
-		fprintf(stderr,
-			"qsim torture: --memory '%s': one of sc, tso, power\n",
-			memory);
-		return EXIT_INPUT;
+	if (memory) {
+		unsigned int k = 0;
+
+		while (sim_memory_name(k) && strcmp(memory, sim_memory_name(k)))
+			k++;
+		if (!sim_memory_name(k)) {
+			fprintf(stderr,
+				"qsim torture: --memory '%s': one of sc, tso, "
+				"power\n",
+				memory);
+			return EXIT_INPUT;
+		}
 	}
 	if (mutant && !lk_find_mutant(mutant)) {
 		fprintf(stderr,
