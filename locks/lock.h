@@ -50,6 +50,7 @@ struct lk_params {
 	bool shared;		 /* the partition's processors are shared */
 	uint32_t qspl_set;	 /* which qspl_* keys the scenario set */
 	const char *arena_lo, *arena_hi; /* guest memory (host addresses) */
+	int memory; /* machine.memory (enum sim_memory): 0 sc */
 	/* ppc_qspinlock: the qspl_* tunables under their kernel names. */
 	struct {
 /* X(name, default, max, help) */

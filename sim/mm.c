@@ -421,6 +421,38 @@ void sim_mm_rmw_end(struct sim_cpu *c, enum sim_order ord)
 		mc->ld_floor = SIM_MAX(mc->ld_floor, mc->ld_max);
 }
 
+void coroutine_fn sim_mm_plain(struct sim_cpu *c, const volatile void *pv,
+			       size_t size, bool write)
+{
+	struct sim_mm_cpu *mc = c->mm;
+	struct sim *s = c->sim;
+	const uint8_t *p = (const uint8_t *)pv;
+	const uint8_t *end = p + size;
+	sim_time_t t;
+
+	if (mc->n) {
+		sim_cpu_sync(c);
+		flush(mc, c->now_ps, NULL, 0, 0);
+	}
+	/* Done by the compiled code on its return: after those. */
+	t = c->now_ps;
+	/* Chunk by chunk of at most 8 bytes, none crossing a line. */
+	while (p < end) {
+		size_t line = sim_mem_line_of(&s->mem, p);
+		size_t room = ((size_t)1 << s->mem.line_shift) - line_off(s, p);
+		size_t n = SIM_MIN(SIM_MIN((size_t)(end - p), room), 8);
+
+		if (!sim_mem_contains(&s->mem, p))
+			break;
+		if (write)
+			undo_log(s, line, t, p, p,
+				 n); /* memory holds the old */
+		seen_set(mc, line, t);
+		p += n;
+	}
+	mc->ld_max = SIM_MAX(mc->ld_max, t);
+}
+
 uint64_t coroutine_fn sim_mm_read_u64(struct sim_cpu *c, uint64_t *p)
 {
 	uint64_t v;

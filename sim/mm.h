@@ -153,6 +153,16 @@ void sim_mm_fence(struct sim_cpu *c, enum sim_fence f);
  * a context switch is a sync). */
 void sim_mm_drain(struct sim_cpu *c, sim_time_t t);
 
+/*
+ * A plain access of @size bytes at @p that the caller's compiled code
+ * makes itself, on memory, after this (kernel-tree code's instrumented
+ * loads and stores): the cpu's buffered stores become visible first, and
+ * the access counts as reading (or writing, logged for early loads) the
+ * newest value now.  Stronger than POWER, never weaker.
+ */
+void sim_mm_plain(struct sim_cpu *c, const volatile void *p, size_t size,
+		  bool write);
+
 /* Does a store to [p, p + size) wait in any cpu's buffer? */
 bool sim_mm_pending(struct sim *s, const void *p, size_t size);
 

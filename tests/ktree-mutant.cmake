@@ -8,11 +8,16 @@
 #     kernel's historical M2 bug, in the fixture's own code): O3;
 #   - the powerpc unlock flips the locked bit instead of clearing the
 #     owner half, leaving an owner in an unlocked word: O6;
-#   - the powerpc slowpath never counts the node it takes: O7.
+#   - the powerpc slowpath never counts the node it takes: O7;
+#   - the generic pv unlock's release is relaxed, so under POWER's memory
+#     model the critical section's stores may become visible after the
+#     unlock: the next holder's stale-data check (the kernel-tree
+#     accessors go through the weak memory model, docs/memory-model.md).
 #   cmake -DSRC=<qsim source> -DWORK=<scratch dir> -P ktree-mutant.cmake
 set(base ${WORK})
 
-function(mutant name file right wrong lock expect)
+# @expect: what torture's output must show; @memory: machine.memory.
+function(mutant name file right wrong lock expect memory)
 	set(WORK ${base}/${name})
 	include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ktree-copy.cmake)
 	set(f ${tree}/${file})
@@ -31,11 +36,12 @@ function(mutant name file right wrong lock expect)
 		message(FATAL_ERROR "${name}: building:\n${out}")
 	endif()
 	execute_process(COMMAND ${WORK}/build/qsim torture --lock ${lock}
-			--seeds 200 --jobs 2 --out ${WORK}/torture-out
+			--seeds 200 --jobs 2 --memory ${memory}
+			--out ${WORK}/torture-out --db ${WORK}/torture.db
 		RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-	if(NOT rc EQUAL 2 OR NOT out MATCHES "observer \\(partition 0\\): ${expect}")
-		message(FATAL_ERROR "${name}: torture did not catch it by the "
-			"observer's ${expect} (exit ${rc}):\n${out}")
+	if(NOT rc EQUAL 2 OR NOT out MATCHES "${expect}")
+		message(FATAL_ERROR "${name}: torture did not catch it by "
+			"${expect} (exit ${rc}):\n${out}")
 	endif()
 	string(REGEX MATCH "VIOLATION[^\n]*" line "${out}")
 	message(STATUS "${name} caught as it should be: ${line}")
@@ -54,12 +60,12 @@ mutant(slow-before-hash kernel/locking/qspinlock_paravirt.h
 		    _Q_LOCKED_VAL)
 			continue;
 		fx_hash_add(lock, pn);"
-	kernel_pv_qspinlock O3)
+	kernel_pv_qspinlock "observer \\(partition 0\\): O3" sc)
 
 mutant(unlock-flips-bit arch/powerpc/include/asm/qspinlock.h
 	"andis.	%0,%0,0xffff"
 	"xori	%0,%0,1"
-	kernel_ppc_qspinlock O6)
+	kernel_ppc_qspinlock "observer \\(partition 0\\): O6" sc)
 
 # The powerpc slowpath never counts the queue node it takes, so its
 # release takes the count below zero: O7, which reads each CPU's count
@@ -67,4 +73,12 @@ mutant(unlock-flips-bit arch/powerpc/include/asm/qspinlock.h
 mutant(count-never-taken arch/powerpc/lib/qspinlock.c
 	"idx = qn->count++;"
 	"idx = qn->count;"
-	kernel_ppc_qspinlock O7)
+	kernel_ppc_qspinlock "observer \\(partition 0\\): O7" sc)
+
+# The pv unlock's cmpxchg loses its release ordering: caught under the
+# power memory model by the holders' check of the data their lock
+# protects (seed 1 of 100 when it was added), never under sc.
+mutant(relaxed-pv-unlock kernel/locking/qspinlock_paravirt.h
+	"u8 was = cmpxchg_release(&lock->locked, _Q_LOCKED_VAL, 0);"
+	"u8 was = cmpxchg_relaxed(&lock->locked, _Q_LOCKED_VAL, 0);"
+	kernel_pv_qspinlock "VIOLATION \\(stale-data\\)" power)

@@ -1325,14 +1325,6 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 #undef X
 	}
 
-	if (ops->kernel_tree && cfg_memory(cfg) != 0) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [machine] memory = %s: lock %s is a kernel "
-			    "tree's, whose accesses the weak memory models do "
-			    "not see yet; use memory = sc",
-			    path, cfg->memory, cfg->lock);
-		return false;
-	}
 	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] read_pct = %u, readers = %u: lock "

@@ -645,12 +645,19 @@ static void insn(struct xlate *x, const char *mn, char **args, int nargs)
 		r[1] = reg0(x, args[1]);
 		r[2] = reg(x, args[2]);
 		r[3] = nargs == 4 ? imm(x, args[3]) : g_strdup("0");
+		/* Under a weak model the larx reads the newest value, after
+		 * this cpu's buffered stores to it (sim/mm.h). */
 		g_string_append_printf(
 			c,
 			"__qk_ea = %s + %s; "
+			"if (qk_params.memory) qk->mm_rmw_begin((const "
+			"volatile void *)(uintptr_t)__qk_ea, 4, "
+			"QK_ORD_RELAXED); "
 			"__qk_cpu = qk->access((const volatile void *)"
 			"(uintptr_t)__qk_ea, %s ? QK_RMW : QK_RMW_RESV); "
-			"%s = *(volatile uint32_t *)(uintptr_t)__qk_ea;\n",
+			"%s = *(volatile uint32_t *)(uintptr_t)__qk_ea; "
+			"if (qk_params.memory) "
+			"qk->mm_rmw_end(QK_ORD_RELAXED);\n",
 			r[1], r[2], r[3], r[0]);
 		goto out;
 	}
@@ -666,8 +673,13 @@ static void insn(struct xlate *x, const char *mn, char **args, int nargs)
 			"(uintptr_t)__qk_ea); "
 			"if (__qk_eq && *(volatile uint32_t "
 			"*)(uintptr_t)__qk_ea "
-			"!= (uint32_t)%s) { *(volatile uint32_t *)"
+			"!= (uint32_t)%s) { uint32_t __qk_old = "
+			"*(volatile uint32_t *)(uintptr_t)__qk_ea; "
+			"*(volatile uint32_t *)"
 			"(uintptr_t)__qk_ea = (uint32_t)%s; "
+			"if (qk_params.memory) qk->mm_rmw_written(__qk_cpu, "
+			"(const volatile void *)(uintptr_t)__qk_ea, "
+			"&__qk_old, 4); "
 			"qk->written(__qk_cpu, (const volatile void *)"
 			"(uintptr_t)__qk_ea); }\n",
 			r[1], r[2], r[0], r[0]);

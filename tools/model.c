@@ -610,6 +610,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		lp.shared = gp->shared;
 		lp.arena_lo = (const char *)r->sim.mem.base;
 		lp.arena_hi = (const char *)r->sim.mem.base + r->sim.mem.size;
+		lp.memory = (int)cfg_memory(cfg);
 		gsz = ops->global_size(&lp, gp->nvcpus);
 		g = sim_mem_alloc(&r->sim.mem, gsz, line);
 		ops->global_init(g, &lp, gp->nvcpus);

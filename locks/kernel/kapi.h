@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QK_API_VERSION 2
+#define QK_API_VERSION 3
 
 /* The kinds of a shared access (sim/engine.h's enum sim_access). */
 enum qk_access {
@@ -31,6 +31,14 @@ enum qk_access {
 };
 
 enum { QK_PV_WAITING, QK_PV_HOLDER };
+
+/* The ordering of an atomic (sim/mm.h's enum sim_order). */
+enum qk_order {
+	QK_ORD_RELAXED,
+	QK_ORD_FULL,	/* sync before and after */
+	QK_ORD_ACQUIRE, /* later loads after it */
+	QK_ORD_RELEASE, /* earlier accesses before its store */
+};
 
 /* The partition a library copy belongs to (qsim's side, opaque). */
 struct qk_inst;
@@ -44,16 +52,37 @@ struct qk_api {
 	/* Shared memory: sync and cost an access of @kind to @p; returns
 	 * the running vCPU (NULL outside one: set-up, plain access). */
 	void *(*access)(const volatile void *p, int kind);
-	/* A plain (unmarked) load or store of guest memory, seen through
-	 * the compiler's instrumentation (glue/common.h): an access like a
-	 * marked one; a store is taken as a change. */
-	void (*plain)(const volatile void *p, int kind);
+	/* A plain (unmarked) load or store of @size bytes of guest memory,
+	 * seen through the compiler's instrumentation (glue/common.h) before
+	 * the compiled code makes it: an access like a marked one; a store
+	 * is taken as a change. */
+	void (*plain)(const volatile void *p, size_t size, int kind);
 	/* After a store that changed @p's bytes. */
 	void (*written)(void *cpu, const volatile void *p);
 	/* The stcx. after access(QK_RMW_RESV): false = reservation lost. */
 	bool (*stcx)(void *cpu, const volatile void *p);
 	/* A barrier: 0 lightweight (lwsync, isync), 1 full (sync). */
 	void (*fence)(int full);
+	/*
+	 * The weak memory models (qk_params.memory, docs/memory-model.md),
+	 * called only when one is on.  After access(QK_READ) of a marked
+	 * load: the value the model gives, over *out.  A marked store
+	 * after access(QK_WRITE): the model makes it visible (it writes
+	 * memory itself where no model applies).  Around an atomic (@ord,
+	 * enum qk_order): before its first larx, after its store with the
+	 * bytes it replaced, and after it (stored or not).  mm_acquire:
+	 * an acquire load was just made (later loads read no older).
+	 */
+	void (*mm_load)(void *cpu, const volatile void *p, void *out,
+			size_t size);
+	void (*mm_store)(void *cpu, volatile void *p, const void *val,
+			 size_t size);
+	void (*mm_rmw_begin)(const volatile void *p, size_t size, int ord);
+	void (*mm_rmw_written)(void *cpu, const volatile void *p,
+			       const void *old, size_t size);
+	void (*mm_rmw_end)(int ord);
+	void (*mm_acquire)(void);
+	void (*mm_release)(void);
 	void (*relax)(void);
 	/* SMT priority low (spin_begin, HMT_low) or back to medium. */
 	void (*hmt)(bool low);
@@ -125,6 +154,7 @@ struct qk_params {
 	unsigned int nr_cpus;
 	unsigned int line_bytes; /* SMP_CACHE_BYTES */
 	unsigned int page_bytes; /* PAGE_SIZE */
+	int memory;		 /* machine.memory: 0 sc, else a weak model */
 	/* Guest memory: the plain accesses worth reporting. */
 	const char *arena_lo, *arena_hi;
 };

@@ -107,13 +107,15 @@ static void *k_access(const volatile void *p, int kind)
 	return c;
 }
 
-static void k_plain(const volatile void *p, int kind)
+static void k_plain(const volatile void *p, size_t size, int kind)
 {
 	struct sim_cpu *c = sim_current();
 
 	if (!in_arena(c, p))
 		return;
 	sim_access(c, (const void *)p, (enum sim_access)kind);
+	if (c->mm)
+		sim_mm_plain(c, p, size, kind == QK_WRITE);
 	if (kind == QK_WRITE)
 		sim_mem_written(c->sim, (const void *)p, c->access_ps);
 }
@@ -136,6 +138,76 @@ static bool k_stcx(void *cpu, const volatile void *p)
 static void k_fence(int full)
 {
 	lk_shim_barrier(full != 0);
+}
+
+/*
+ * The weak memory models' hooks (kapi.h): the library calls them only
+ * when the scenario has one; host memory and set-up code are plain.
+ */
+static bool mm_applies(struct sim_cpu *c, const volatile void *p)
+{
+	return in_arena(c, p) && c->mm;
+}
+
+static void k_mm_load(void *cpu, const volatile void *p, void *out, size_t size)
+{
+	if (mm_applies(cpu, p))
+		sim_mm_load(cpu, p, out, size);
+}
+
+static void k_mm_store(void *cpu, volatile void *p, const void *val,
+		       size_t size)
+{
+	struct sim_cpu *c = cpu;
+	bool changed;
+
+	if (mm_applies(c, p)) {
+		sim_mm_store(c, p, val, size);
+		return;
+	}
+	changed = memcmp((const void *)p, val, size) != 0;
+	memcpy((void *)p, val, size);
+	if (changed && in_arena(c, p))
+		sim_mem_written(c->sim, (const void *)p, c->access_ps);
+}
+
+static void k_mm_rmw_begin(const volatile void *p, size_t size, int ord)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (mm_applies(c, p))
+		sim_mm_rmw_begin(c, p, size, (enum sim_order)ord);
+}
+
+static void k_mm_rmw_written(void *cpu, const volatile void *p, const void *old,
+			     size_t size)
+{
+	if (mm_applies(cpu, p))
+		sim_mm_rmw_written(cpu, p, old, size);
+}
+
+static void k_mm_rmw_end(int ord)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_rmw_end(c, (enum sim_order)ord);
+}
+
+static void k_mm_acquire(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_acquire(c);
+}
+
+static void k_mm_release(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c && c->mm)
+		sim_mm_fence(c, SIM_FENCE_LW);
 }
 
 static void k_hmt(bool low)
@@ -350,6 +422,13 @@ static const struct qk_api kapi = {
 	.written = k_written,
 	.stcx = k_stcx,
 	.fence = k_fence,
+	.mm_load = k_mm_load,
+	.mm_store = k_mm_store,
+	.mm_rmw_begin = k_mm_rmw_begin,
+	.mm_rmw_written = k_mm_rmw_written,
+	.mm_rmw_end = k_mm_rmw_end,
+	.mm_acquire = k_mm_acquire,
+	.mm_release = k_mm_release,
 	.relax = lk_shim_relax,
 	.hmt = k_hmt,
 	.wait_begin = k_wait_begin,
@@ -487,6 +566,7 @@ void kt_global_init(const struct kt_type *t, void *globals,
 		.page_bytes = p->page_bytes,
 		.arena_lo = p->arena_lo,
 		.arena_hi = p->arena_hi,
+		.memory = p->memory,
 	};
 	in->mapping = p->pv_mapping;
 	in->nr_cpus = nr_cpus;

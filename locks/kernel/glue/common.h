@@ -61,30 +61,31 @@ void *alloc_large_system_hash(const char *name, unsigned long bucketsize,
  * simulated by the arch: their hooks do nothing.
  */
 static inline __attribute__((no_sanitize_thread)) void qk_plain(const void *p,
+								size_t size,
 								int kind)
 {
 	const char *c = p;
 
 	if (c >= qk_params.arena_lo && c < qk_params.arena_hi)
-		qk->plain(p, kind);
+		qk->plain(p, size, kind);
 }
 
 #define QK_TSAN(n)                                               \
 	QK_HOOK void __tsan_read##n(void *p)                     \
 	{                                                        \
-		qk_plain(p, QK_READ);                            \
+		qk_plain(p, n, QK_READ);                         \
 	}                                                        \
 	QK_HOOK void __tsan_write##n(void *p)                    \
 	{                                                        \
-		qk_plain(p, QK_WRITE);                           \
+		qk_plain(p, n, QK_WRITE);                        \
 	}                                                        \
 	QK_HOOK void __tsan_unaligned_read##n(void *p)           \
 	{                                                        \
-		qk_plain(p, QK_READ);                            \
+		qk_plain(p, n, QK_READ);                         \
 	}                                                        \
 	QK_HOOK void __tsan_unaligned_write##n(void *p)          \
 	{                                                        \
-		qk_plain(p, QK_WRITE);                           \
+		qk_plain(p, n, QK_WRITE);                        \
 	}                                                        \
 	QK_HOOK void __tsan_volatile_read##n(void *p)            \
 	{                                                        \
@@ -110,14 +111,12 @@ QK_TSAN(16)
 
 QK_HOOK void __tsan_read_range(void *p, unsigned long n)
 {
-	qk_plain(p, QK_READ);
-	(void)n;
+	qk_plain(p, n, QK_READ);
 }
 
 QK_HOOK void __tsan_write_range(void *p, unsigned long n)
 {
-	qk_plain(p, QK_WRITE);
-	(void)n;
+	qk_plain(p, n, QK_WRITE);
 }
 
 QK_HOOK void __tsan_init(void)

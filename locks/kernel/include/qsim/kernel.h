@@ -233,25 +233,39 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 	return qk->access(p, kind);
 }
 
-#define READ_ONCE(x)                                   \
-	({                                             \
-		qk_access(&(x), QK_READ);              \
-		*(const volatile __typeof__(x) *)&(x); \
+/*
+ * Under a weak memory model (qk_params.memory, docs/memory-model.md) a
+ * marked load's value and a marked store's visibility come from the
+ * model; under sc they are the arena's bytes, directly.
+ */
+#define READ_ONCE(x)                                                        \
+	({                                                                  \
+		void *__ro_c = qk_access(&(x), QK_READ);                    \
+		__auto_type __ro_v = *(const volatile __typeof__(x) *)&(x); \
+		if (qk_params.memory && __ro_c)                             \
+			qk->mm_load(__ro_c, &(x), &__ro_v, sizeof(__ro_v)); \
+		__ro_v;                                                     \
 	})
-#define WRITE_ONCE(x, val)                                              \
-	do {                                                            \
-		__typeof__(x) __wo_v = (val), __wo_o;                   \
-		void *__wo_c = qk_access(&(x), QK_WRITE);               \
-		__wo_o = *(volatile __typeof__(x) *)&(x);               \
-		*(volatile __typeof__(x) *)&(x) = __wo_v;               \
-		if (__builtin_memcmp(&__wo_o, &__wo_v, sizeof(__wo_v))) \
-			qk->written(__wo_c, &(x));                      \
+#define WRITE_ONCE(x, val)                                                   \
+	do {                                                                 \
+		__typeof__(x) __wo_v = (val), __wo_o;                        \
+		void *__wo_c = qk_access(&(x), QK_WRITE);                    \
+		if (qk_params.memory && __wo_c) {                            \
+			qk->mm_store(__wo_c, &(x), &__wo_v, sizeof(__wo_v)); \
+		} else {                                                     \
+			__wo_o = *(volatile __typeof__(x) *)&(x);            \
+			*(volatile __typeof__(x) *)&(x) = __wo_v;            \
+			if (__builtin_memcmp(&__wo_o, &__wo_v,               \
+					     sizeof(__wo_v)))                \
+				qk->written(__wo_c, &(x));                   \
+		}                                                            \
 	} while (0)
 #define data_race(expr) (expr)
 #define ACCESS_ONCE(x)	(*(volatile __typeof__(x) *)&(x))
 
-/* --- barriers: costs (the machine is sequentially consistent); a full
- * barrier also waits for this CPU's buffered stores --- */
+/* --- barriers: their costs and, under a weak model, their ordering
+ * (lwsync for the light ones); a full barrier also waits for this CPU's
+ * buffered stores --- */
 #define mb()			      qk->fence(1)
 #define rmb()			      qk->fence(0)
 #define wmb()			      qk->fence(0)
@@ -262,8 +276,19 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 #define smp_mb__after_atomic()	      smp_mb()
 #define smp_mb__after_spinlock()      smp_mb()
 #define smp_acquire__after_ctrl_dep() qk->fence(0)
-#define smp_load_acquire(p)	      READ_ONCE(*(p))
-#define smp_store_release(p, v)	      WRITE_ONCE(*(p), (v))
+#define smp_load_acquire(p)                           \
+	({                                            \
+		__auto_type __la_v = READ_ONCE(*(p)); \
+		if (qk_params.memory)                 \
+			qk->mm_acquire();             \
+		__la_v;                               \
+	})
+#define smp_store_release(p, v)           \
+	do {                              \
+		if (qk_params.memory)     \
+			qk->mm_release(); \
+		WRITE_ONCE(*(p), (v));    \
+	} while (0)
 #define smp_store_mb(x, v)        \
 	do {                      \
 		WRITE_ONCE(x, v); \
@@ -274,80 +299,89 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
  * Every read-modify-write is one larx/stcx. update: load with a
  * reservation, decide, try the store, retry from the load when the
  * reservation was lost.  @cond and @new see the loaded value as
- * __qk_old; @full adds a full barrier after (the unsuffixed kernel
- * atomics are fully ordered).  Evaluates to the loaded value.
+ * __qk_old; @ord is its ordering (enum qk_order): a fully ordered one
+ * (the unsuffixed kernel atomics) adds a full barrier after, and under
+ * a weak model each orders as sim/mm.h says.  Evaluates to the loaded
+ * value.
  */
-#define __qk_update(ptr, cond, new, full, hint)                           \
-	({                                                                \
-		__typeof__(ptr) __u_p = (ptr);                            \
-		__typeof__(*__u_p) __qk_old, __u_n;                       \
-		void *__u_c;                                              \
-		bool __u_do;                                              \
-		for (;;) {                                                \
-			__u_c = qk_access(__u_p,                          \
-					  (hint) ? QK_RMW : QK_RMW_RESV); \
-			__qk_old = *(volatile __typeof__(*__u_p) *)__u_p; \
-			__u_do = (cond);                                  \
-			if (!__u_do)                                      \
-				break;                                    \
-			__u_n = (new);                                    \
-			if (qk->stcx(__u_c, __u_p))                       \
-				break;                                    \
-		}                                                         \
-		if (__u_do) {                                             \
-			*(volatile __typeof__(*__u_p) *)__u_p = __u_n;    \
-			if (__builtin_memcmp(&__u_n, &__qk_old,           \
-					     sizeof(__u_n)))              \
-				qk->written(__u_c, __u_p);                \
-		}                                                         \
-		if (full)                                                 \
-			qk->fence(1);                                     \
-		__qk_old;                                                 \
+#define __qk_update(ptr, cond, new, ord, hint)                              \
+	({                                                                  \
+		__typeof__(ptr) __u_p = (ptr);                              \
+		__typeof__(*__u_p) __qk_old, __u_n;                         \
+		void *__u_c;                                                \
+		bool __u_do;                                                \
+		if (qk_params.memory)                                       \
+			qk->mm_rmw_begin(__u_p, sizeof(*__u_p), (ord));     \
+		for (;;) {                                                  \
+			__u_c = qk_access(__u_p,                            \
+					  (hint) ? QK_RMW : QK_RMW_RESV);   \
+			__qk_old = *(volatile __typeof__(*__u_p) *)__u_p;   \
+			__u_do = (cond);                                    \
+			if (!__u_do)                                        \
+				break;                                      \
+			__u_n = (new);                                      \
+			if (qk->stcx(__u_c, __u_p))                         \
+				break;                                      \
+		}                                                           \
+		if (__u_do) {                                               \
+			*(volatile __typeof__(*__u_p) *)__u_p = __u_n;      \
+			if (qk_params.memory && __u_c)                      \
+				qk->mm_rmw_written(__u_c, __u_p, &__qk_old, \
+						   sizeof(__qk_old));       \
+			if (__builtin_memcmp(&__u_n, &__qk_old,             \
+					     sizeof(__u_n)))                \
+				qk->written(__u_c, __u_p);                  \
+		}                                                           \
+		if (qk_params.memory)                                       \
+			qk->mm_rmw_end((ord));                              \
+		if ((ord) == QK_ORD_FULL)                                   \
+			qk->fence(1);                                       \
+		__qk_old;                                                   \
 	})
 
-#define __qk_cmpxchg(p, o, n, full)                                    \
-	({                                                             \
-		__typeof__(*(p)) __c_o = (o), __c_n = (n);             \
-		__qk_update(p, __qk_old == __c_o, __c_n, full, false); \
+#define __qk_cmpxchg(p, o, n, ord)                                    \
+	({                                                            \
+		__typeof__(*(p)) __c_o = (o), __c_n = (n);            \
+		__qk_update(p, __qk_old == __c_o, __c_n, ord, false); \
 	})
-#define cmpxchg(p, o, n)	 __qk_cmpxchg(p, o, n, 1)
-#define cmpxchg_relaxed(p, o, n) __qk_cmpxchg(p, o, n, 0)
-#define cmpxchg_acquire(p, o, n) __qk_cmpxchg(p, o, n, 0)
-#define cmpxchg_release(p, o, n) __qk_cmpxchg(p, o, n, 0)
+#define cmpxchg(p, o, n)	 __qk_cmpxchg(p, o, n, QK_ORD_FULL)
+#define cmpxchg_relaxed(p, o, n) __qk_cmpxchg(p, o, n, QK_ORD_RELAXED)
+#define cmpxchg_acquire(p, o, n) __qk_cmpxchg(p, o, n, QK_ORD_ACQUIRE)
+#define cmpxchg_release(p, o, n) __qk_cmpxchg(p, o, n, QK_ORD_RELEASE)
 #define cmpxchg64(p, o, n)	 cmpxchg(p, o, n)
 
-#define __qk_try_cmpxchg(p, po, n, full)                                  \
-	({                                                                \
-		__typeof__(*(p)) *__t_po = (po), __t_o = *__t_po,         \
-				 __t_r = __qk_cmpxchg(p, __t_o, n, full); \
-		bool __t_ok = __t_r == __t_o;                             \
-		if (!__t_ok)                                              \
-			*__t_po = __t_r;                                  \
-		__t_ok;                                                   \
+#define __qk_try_cmpxchg(p, po, n, ord)                                  \
+	({                                                               \
+		__typeof__(*(p)) *__t_po = (po), __t_o = *__t_po,        \
+				 __t_r = __qk_cmpxchg(p, __t_o, n, ord); \
+		bool __t_ok = __t_r == __t_o;                            \
+		if (!__t_ok)                                             \
+			*__t_po = __t_r;                                 \
+		__t_ok;                                                  \
 	})
-#define try_cmpxchg(p, po, n)	      __qk_try_cmpxchg(p, po, n, 1)
-#define try_cmpxchg_relaxed(p, po, n) __qk_try_cmpxchg(p, po, n, 0)
-#define try_cmpxchg_acquire(p, po, n) __qk_try_cmpxchg(p, po, n, 0)
-#define try_cmpxchg_release(p, po, n) __qk_try_cmpxchg(p, po, n, 0)
+#define try_cmpxchg(p, po, n)	      __qk_try_cmpxchg(p, po, n, QK_ORD_FULL)
+#define try_cmpxchg_relaxed(p, po, n) __qk_try_cmpxchg(p, po, n, QK_ORD_RELAXED)
+#define try_cmpxchg_acquire(p, po, n) __qk_try_cmpxchg(p, po, n, QK_ORD_ACQUIRE)
+#define try_cmpxchg_release(p, po, n) __qk_try_cmpxchg(p, po, n, QK_ORD_RELEASE)
 
-#define __qk_xchg(p, v, full)                             \
-	({                                                \
-		__typeof__(*(p)) __x_v = (v);             \
-		__qk_update(p, true, __x_v, full, false); \
+#define __qk_xchg(p, v, ord)                             \
+	({                                               \
+		__typeof__(*(p)) __x_v = (v);            \
+		__qk_update(p, true, __x_v, ord, false); \
 	})
-#define xchg(p, v)	   __qk_xchg(p, v, 1)
-#define xchg_relaxed(p, v) __qk_xchg(p, v, 0)
-#define xchg_acquire(p, v) __qk_xchg(p, v, 0)
-#define xchg_release(p, v) __qk_xchg(p, v, 0)
+#define xchg(p, v)	   __qk_xchg(p, v, QK_ORD_FULL)
+#define xchg_relaxed(p, v) __qk_xchg(p, v, QK_ORD_RELAXED)
+#define xchg_acquire(p, v) __qk_xchg(p, v, QK_ORD_ACQUIRE)
+#define xchg_release(p, v) __qk_xchg(p, v, QK_ORD_RELEASE)
 
 /* atomic_t and atomic64_t: the same on their counter. */
-#define __qk_fetch(v, op, i, full)       \
+#define __qk_fetch(v, op, i, ord)        \
 	__qk_update(&(v)->counter, true, \
-		    (__typeof__((v)->counter))(__qk_old op(i)), full, false)
+		    (__typeof__((v)->counter))(__qk_old op(i)), ord, false)
 #define atomic_read(v)			READ_ONCE((v)->counter)
-#define atomic_read_acquire(v)		READ_ONCE((v)->counter)
+#define atomic_read_acquire(v)		smp_load_acquire(&(v)->counter)
 #define atomic_set(v, i)		WRITE_ONCE((v)->counter, (i))
-#define atomic_set_release(v, i)	WRITE_ONCE((v)->counter, (i))
+#define atomic_set_release(v, i)	smp_store_release(&(v)->counter, (i))
 #define atomic_cmpxchg(v, o, n)		cmpxchg(&(v)->counter, o, n)
 #define atomic_cmpxchg_relaxed(v, o, n) cmpxchg_relaxed(&(v)->counter, o, n)
 #define atomic_cmpxchg_acquire(v, o, n) cmpxchg_acquire(&(v)->counter, o, n)
@@ -363,27 +397,27 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 #define atomic_xchg_relaxed(v, n)	  xchg_relaxed(&(v)->counter, n)
 #define atomic_xchg_acquire(v, n)	  xchg_acquire(&(v)->counter, n)
 #define atomic_xchg_release(v, n)	  xchg_release(&(v)->counter, n)
-#define atomic_fetch_add(i, v)		  __qk_fetch(v, +, i, 1)
-#define atomic_fetch_add_relaxed(i, v)	  __qk_fetch(v, +, i, 0)
-#define atomic_fetch_add_acquire(i, v)	  __qk_fetch(v, +, i, 0)
-#define atomic_fetch_add_release(i, v)	  __qk_fetch(v, +, i, 0)
-#define atomic_fetch_sub(i, v)		  __qk_fetch(v, -, i, 1)
-#define atomic_fetch_sub_release(i, v)	  __qk_fetch(v, -, i, 0)
-#define atomic_fetch_or(i, v)		  __qk_fetch(v, |, i, 1)
-#define atomic_fetch_or_relaxed(i, v)	  __qk_fetch(v, |, i, 0)
-#define atomic_fetch_or_acquire(i, v)	  __qk_fetch(v, |, i, 0)
-#define atomic_fetch_or_release(i, v)	  __qk_fetch(v, |, i, 0)
-#define atomic_fetch_and(i, v)		  __qk_fetch(v, &, i, 1)
-#define atomic_fetch_andnot(i, v)	  __qk_fetch(v, &, ~(i), 1)
-#define atomic_fetch_andnot_relaxed(i, v) __qk_fetch(v, &, ~(i), 0)
-#define atomic_fetch_andnot_release(i, v) __qk_fetch(v, &, ~(i), 0)
-#define atomic_add(i, v)		  ((void)__qk_fetch(v, +, i, 0))
-#define atomic_sub(i, v)		  ((void)__qk_fetch(v, -, i, 0))
+#define atomic_fetch_add(i, v)		  __qk_fetch(v, +, i, QK_ORD_FULL)
+#define atomic_fetch_add_relaxed(i, v)	  __qk_fetch(v, +, i, QK_ORD_RELAXED)
+#define atomic_fetch_add_acquire(i, v)	  __qk_fetch(v, +, i, QK_ORD_ACQUIRE)
+#define atomic_fetch_add_release(i, v)	  __qk_fetch(v, +, i, QK_ORD_RELEASE)
+#define atomic_fetch_sub(i, v)		  __qk_fetch(v, -, i, QK_ORD_FULL)
+#define atomic_fetch_sub_release(i, v)	  __qk_fetch(v, -, i, QK_ORD_RELEASE)
+#define atomic_fetch_or(i, v)		  __qk_fetch(v, |, i, QK_ORD_FULL)
+#define atomic_fetch_or_relaxed(i, v)	  __qk_fetch(v, |, i, QK_ORD_RELAXED)
+#define atomic_fetch_or_acquire(i, v)	  __qk_fetch(v, |, i, QK_ORD_ACQUIRE)
+#define atomic_fetch_or_release(i, v)	  __qk_fetch(v, |, i, QK_ORD_RELEASE)
+#define atomic_fetch_and(i, v)		  __qk_fetch(v, &, i, QK_ORD_FULL)
+#define atomic_fetch_andnot(i, v)	  __qk_fetch(v, &, ~(i), QK_ORD_FULL)
+#define atomic_fetch_andnot_relaxed(i, v) __qk_fetch(v, &, ~(i), QK_ORD_RELAXED)
+#define atomic_fetch_andnot_release(i, v) __qk_fetch(v, &, ~(i), QK_ORD_RELEASE)
+#define atomic_add(i, v)		  ((void)__qk_fetch(v, +, i, QK_ORD_RELAXED))
+#define atomic_sub(i, v)		  ((void)__qk_fetch(v, -, i, QK_ORD_RELAXED))
 #define atomic_inc(v)			  atomic_add(1, v)
 #define atomic_dec(v)			  atomic_sub(1, v)
-#define atomic_or(i, v)			  ((void)__qk_fetch(v, |, i, 0))
-#define atomic_and(i, v)		  ((void)__qk_fetch(v, &, i, 0))
-#define atomic_andnot(i, v)		  ((void)__qk_fetch(v, &, ~(i), 0))
+#define atomic_or(i, v)			  ((void)__qk_fetch(v, |, i, QK_ORD_RELAXED))
+#define atomic_and(i, v)		  ((void)__qk_fetch(v, &, i, QK_ORD_RELAXED))
+#define atomic_andnot(i, v)		  ((void)__qk_fetch(v, &, ~(i), QK_ORD_RELAXED))
 #define atomic_add_return(i, v)		  (atomic_fetch_add(i, v) + (i))
 #define atomic_add_return_relaxed(i, v)	  (atomic_fetch_add_relaxed(i, v) + (i))
 #define atomic_add_return_acquire(i, v)	  (atomic_fetch_add_acquire(i, v) + (i))
@@ -437,8 +471,14 @@ static __always_inline void cpu_relax(void)
 		}                                                 \
 		VAL;                                              \
 	})
-#define smp_cond_load_relaxed(ptr, c)  __qk_cond_load(ptr, c)
-#define smp_cond_load_acquire(ptr, c)  __qk_cond_load(ptr, c)
+#define smp_cond_load_relaxed(ptr, c) __qk_cond_load(ptr, c)
+#define smp_cond_load_acquire(ptr, c)                        \
+	({                                                   \
+		__auto_type __cl_v = __qk_cond_load(ptr, c); \
+		if (qk_params.memory)                        \
+			qk->mm_acquire();                    \
+		__cl_v;                                      \
+	})
 #define atomic_cond_read_relaxed(v, c) smp_cond_load_relaxed(&(v)->counter, (c))
 #define atomic_cond_read_acquire(v, c) smp_cond_load_acquire(&(v)->counter, (c))
 
