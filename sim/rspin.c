@@ -510,9 +510,13 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
 	for (unsigned int p = lo; p < lo + smt && p < s->mem.topo.npcpus; p++) {
 		struct sim_cpu *o = s->on_pcpu[p];
 
-		if (o && o->rs && o->rs->phase == SIM_RS_WAIT)
-			sim_rspin_abort(o, t);
-		else if (o)
+		if (o && o->rs && o->rs->phase == SIM_RS_WAIT) {
+			/* A speculation that ended before the change (made
+			 * at a running sibling's local time, ahead of the
+			 * event clock: an HMT change) stands as it ran. */
+			if (t <= o->rs->te)
+				sim_rspin_abort(o, t);
+		} else if (o)
 			sim_raw_unpark(o, t);
 	}
 }

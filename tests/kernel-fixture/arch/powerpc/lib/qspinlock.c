@@ -121,17 +121,21 @@ static bool fx_try_steal(struct qspinlock *lock, u32 me)
 {
 	int i;
 
+	spin_begin();
 	for (i = 0; i < steal_spins; i++) {
 		u32 word = READ_ONCE(lock->val);
 
 		if (!(word & FX_OWNER_MASK)) {
+			spin_end();
 			if (!(fx_take_owner(lock, me) & FX_OWNER_MASK))
 				return true;
+			spin_begin();
 		} else {
 			fx_yield_to_owner(word);
 		}
-		cpu_relax();
+		spin_cpu_relax();
 	}
+	spin_end();
 	return false;
 }
 
@@ -159,30 +163,37 @@ void queued_spin_lock_slowpath(struct qspinlock *lock)
 		int prev_cpu = READ_ONCE(prev->cpu);
 
 		WRITE_ONCE(prev->next, node);
+		spin_begin();
 		while (!READ_ONCE(node->granted)) {
 			if (is_shared_processor())
 				fx_yield_to(prev_cpu);
-			cpu_relax();
+			spin_cpu_relax();
 		}
+		spin_end();
 		smp_rmb();
 	}
 
+	spin_begin();
 	for (i = 0;; i++) {
 		word = READ_ONCE(lock->val);
 		if (!(word & FX_OWNER_MASK)) {
+			spin_end();
 			word = fx_head_take(lock, me, tail << FX_TAIL_SHIFT);
 			if (!(word & FX_OWNER_MASK))
 				break;
+			spin_begin();
 			continue;
 		}
 		if (i >= head_spins)
 			fx_yield_to_owner(word);
-		cpu_relax();
+		spin_cpu_relax();
 	}
 
 	if ((word >> FX_TAIL_SHIFT) != tail) {
+		spin_begin();
 		while (!(next = READ_ONCE(node->next)))
-			cpu_relax();
+			spin_cpu_relax();
+		spin_end();
 		smp_store_release(&next->granted, 1);
 		if (pv_prod_head && is_shared_processor() &&
 		    vcpu_is_preempted(next->cpu))
