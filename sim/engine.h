@@ -7,7 +7,8 @@
  *   global time   time of the event being processed (sim->now_ps)
  *   local time    a running cpu's own clock (cpu->now_ps); it runs ahead
  *                 of global time while the cpu computes
- *   horizon       time of the earliest queued event of anyone else
+ *   horizon       time of the earliest queued event of anyone else, or
+ *                 the end of the run (sim_run's end_ps) if that is earlier
  *
  * Invariants
  *   E1  Every shared-memory access happens at a local time <= horizon, so
@@ -516,11 +517,14 @@ static inline bool sim_read_hits(const struct sim_cpu *c, size_t line)
 }
 
 /* Whether anything else comes before @c's present moment: an event
- * earlier, or at the same time with a lower priority or tie (E1). */
+ * earlier, or at the same time with a lower priority or tie (E1); or the
+ * end of the run (sim_run's @end_ps), which a cpu must not pass alone
+ * either: what it did after the end would be counted in the run. */
 static inline bool sim_cpu_past_horizon(const struct sim_cpu *c)
 {
-	return sim_evq_key_at(&c->ev, c->now_ps) >
-	       sim_evq_horizon_key(&c->sim->q, &c->ev);
+	return c->now_ps > c->sim->end_ps ||
+	       sim_evq_key_at(&c->ev, c->now_ps) >
+		       sim_evq_horizon_key(&c->sim->q, &c->ev);
 }
 
 static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
