@@ -224,6 +224,63 @@ START_TEST(test_mp)
 }
 END_TEST
 
+/*
+ * Plain accesses of kernel-tree code (sim_mm_plain): the compiled code
+ * makes them on memory itself, after the hook, which first makes the
+ * cpu's buffered stores visible.  So in MP with the writer's second
+ * store plain, the reader (with smp_rmb) never sees it without the first
+ * (with both marked it does, under power: test_mp's rmb_only); and a
+ * plain load sees the cpu's own buffered store.
+ */
+static void plain_store(int *p, int v)
+{
+	struct sim_cpu *c = sim_current();
+
+	sim_access(c, p, SIM_WRITE);
+	if (c->mm)
+		sim_mm_plain(c, p, sizeof(*p), true);
+	*p = v;
+	sim_mem_written(c->sim, p, c->access_ps);
+}
+
+static int plain_load(const int *p)
+{
+	struct sim_cpu *c = sim_current();
+
+	sim_access(c, p, SIM_READ);
+	if (c->mm)
+		sim_mm_plain(c, p, sizeof(*p), false);
+	return *p;
+}
+
+static void mp0_plain(void)
+{
+	WRITE_ONCE(*X, 1);
+	plain_store(Y, 1);
+}
+static void own0(void)
+{
+	WRITE_ONCE(*X, 5);
+	R[0][0] = plain_load(X);
+}
+static bool own_missed(void)
+{
+	return R[0][0] != 5;
+}
+
+START_TEST(test_plain)
+{
+	static const lt_thread mp_plain[] = {mp0_plain, mp1_rmb},
+			       mp_marked[] = {mp0, mp1_rmb}, own[] = {own0};
+
+	SOMETIMES(SIM_MEMORY_POWER, mp_marked, mp_stale);
+	NEVER(SIM_MEMORY_POWER, mp_plain, mp_stale);
+	NEVER(SIM_MEMORY_TSO, mp_plain, mp_stale);
+	NEVER(SIM_MEMORY_POWER, own, own_missed);
+	NEVER(SIM_MEMORY_TSO, own, own_missed);
+}
+END_TEST
+
 /* --- LB: r0 = x; y = 1 || r1 = y; x = 1.  Both 1? --- */
 
 static void lb0(void)
@@ -454,6 +511,7 @@ int main(void)
 
 	tcase_add_test(tc, test_sb);
 	tcase_add_test(tc, test_mp);
+	tcase_add_test(tc, test_plain);
 	tcase_add_test(tc, test_lb);
 	tcase_add_test(tc, test_2_2w);
 	tcase_add_test(tc, test_wrc);
