@@ -374,6 +374,7 @@ struct sim_cpu *sim_cpu_create(struct sim *s, sim_cpu_fn fn, void *arg)
 	c->pcpu = -1;
 	c->acct_state = SIM_ACCT_PREEMPTED;
 	c->sleep_since = SIM_TIME_NEVER;
+	c->relax_yields = s->mem.topo.relax_yields;
 	c->co = sim_coro_create(cpu_main, c, s->stack_bytes);
 	sim_event_init(&c->ev, cpu_resume_ev, c, SIM_PRIO_CPU);
 	/* Cpus acting at the same time go in id order, whatever the order
@@ -491,6 +492,9 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 		    "cpu %u dispatched in state %d", c->id, c->state);
 	c->dispatched = true;
 	c->pcpu = pcpu;
+	if (pcpu >= 0)
+		c->core = (unsigned int)pcpu /
+			  (s->mem.topo.smt ? s->mem.topo.smt : 1);
 	sim_tl(s, t, SIM_TL_RUN, (int32_t)c->id, pcpu, 0);
 	if (s->on_pcpu && pcpu >= 0)
 		s->on_pcpu[pcpu] = c;

@@ -239,9 +239,11 @@ struct sim_cpu {
 	 * local time and count of looks that found it unchanged. */
 	uint32_t guard_n, guard_stuck;
 	sim_time_t guard_at;
-	bool hmt_low;	  /* at low SMT priority (HMT_low) */
-	bool larx_held;	  /* the last larx holds the line through its stcx */
-	size_t larx_line; /* the last larx's line, and the stores it saw */
+	bool hmt_low;	   /* at low SMT priority (HMT_low) */
+	bool relax_yields; /* the machine's cpu_relax() yields (topo) */
+	unsigned int core; /* pcpu / smt, set at dispatch */
+	bool larx_held;	   /* the last larx holds the line through its stcx */
+	size_t larx_line;  /* the last larx's line, and the stores it saw */
 	uint64_t larx_stores;
 	uint64_t resv_lost;  /* stcx. that failed: the reservation was lost */
 	struct sim_rng mrng; /* machine noise: jitter, arbitration */
@@ -438,19 +440,19 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
 /* The factor (65536 = 1) by which @c's work stretches now. */
 static inline uint32_t sim_cpu_slow(const struct sim_cpu *c)
 {
+	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
+	 * pausing thread's loop does not slow with its siblings' work. */
 	const struct sim *s = c->sim;
-	unsigned int core;
+	unsigned int nb, nl;
 
 	if (!s->level || c->pcpu < 0)
 		return 65536;
-	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
-	 * pausing thread's loop does not slow with its siblings' work. */
-	if (!c->hmt_low && c->wait.active && s->mem.topo.relax_yields)
+	if (!c->hmt_low && c->wait.active && c->relax_yields)
 		return 65536;
-	core = (unsigned int)c->pcpu / s->mem.topo.smt;
-	return s->level[c->pcpu] == SIM_THREAD_LOW
-		       ? s->slow_low[s->core_busy[core]][s->core_low[core]]
-		       : s->slow_busy[s->core_busy[core]][s->core_low[core]];
+	nb = s->core_busy[c->core];
+	nl = s->core_low[c->core];
+	return s->level[c->pcpu] == SIM_THREAD_LOW ? s->slow_low[nb][nl]
+						   : s->slow_busy[nb][nl];
 }
 
 static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
