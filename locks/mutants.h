@@ -3,8 +3,9 @@
  * Mutants: deliberately broken builds of pv_qspinlock.c (and, from
  * LK_PPC_MUTANT_FIRST on, ppc_qspinlock.c), each a known bug class
  * (LOCK-FACTS.md section 10): most show on a sequentially consistent
- * machine, the barrier ones only on a weakly ordered one.  The build compiles both files once more per entry with
- * QSIM_MUTANT set to its id (the other file compiles to nothing);
+ * machine, the barrier ones only on a weakly ordered one.  The build
+ * compiles both files once more per entry with QSIM_MUTANT set to its id
+ * (the other file compiles to nothing);
  * `qsim torture --mutant NAME` must catch every one (docs/torture.md).
  *
  * X(id, name, mapping that exposes it or NULL for any, memory model it

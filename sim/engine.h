@@ -440,13 +440,13 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c);
 /* The factor (65536 = 1) by which @c's work stretches now. */
 static inline uint32_t sim_cpu_slow(const struct sim_cpu *c)
 {
-	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
-	 * pausing thread's loop does not slow with its siblings' work. */
 	const struct sim *s = c->sim;
 	unsigned int nb, nl;
 
 	if (!s->level || c->pcpu < 0)
 		return 65536;
+	/* A pause (x86 pause, POWER10 pause_short) is a fixed delay: the
+	 * pausing thread's loop does not slow with its siblings' work. */
 	if (!c->hmt_low && c->wait.active && c->relax_yields)
 		return 65536;
 	nb = s->core_busy[c->core];

@@ -437,16 +437,14 @@ void coroutine_fn sim_mm_plain(struct sim_cpu *c, const volatile void *pv,
 	/* Done by the compiled code on its return: after those. */
 	t = c->now_ps;
 	/* Chunk by chunk of at most 8 bytes, none crossing a line. */
-	while (p < end) {
+	while (p < end && sim_mem_contains(&s->mem, p)) {
 		size_t line = sim_mem_line_of(&s->mem, p);
 		size_t room = ((size_t)1 << s->mem.line_shift) - line_off(s, p);
 		size_t n = SIM_MIN(SIM_MIN((size_t)(end - p), room), 8);
 
-		if (!sim_mem_contains(&s->mem, p))
-			break;
+		/* A store: memory still holds the bytes it replaces. */
 		if (write)
-			undo_log(s, line, t, p, p,
-				 n); /* memory holds the old */
+			undo_log(s, line, t, p, p, n);
 		seen_set(mc, line, t);
 		p += n;
 	}

@@ -194,22 +194,6 @@ static void k_mm_rmw_end(int ord)
 		sim_mm_rmw_end(c, (enum sim_order)ord);
 }
 
-static void k_mm_acquire(void)
-{
-	struct sim_cpu *c = sim_current();
-
-	if (c && c->mm)
-		sim_mm_acquire(c);
-}
-
-static void k_mm_release(void)
-{
-	struct sim_cpu *c = sim_current();
-
-	if (c && c->mm)
-		sim_mm_fence(c, SIM_FENCE_LW);
-}
-
 static void k_hmt(bool low)
 {
 	struct sim_cpu *c = sim_current();
@@ -427,8 +411,8 @@ static const struct qk_api kapi = {
 	.mm_rmw_begin = k_mm_rmw_begin,
 	.mm_rmw_written = k_mm_rmw_written,
 	.mm_rmw_end = k_mm_rmw_end,
-	.mm_acquire = k_mm_acquire,
-	.mm_release = k_mm_release,
+	.mm_acquire = lk_mm_acquire, /* the clean-room shim's own */
+	.mm_release = lk_mm_lw,
 	.relax = lk_shim_relax,
 	.hmt = k_hmt,
 	.wait_begin = k_wait_begin,

@@ -276,13 +276,15 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 #define smp_mb__after_atomic()	      smp_mb()
 #define smp_mb__after_spinlock()      smp_mb()
 #define smp_acquire__after_ctrl_dep() qk->fence(0)
-#define smp_load_acquire(p)                           \
-	({                                            \
-		__auto_type __la_v = READ_ONCE(*(p)); \
-		if (qk_params.memory)                 \
-			qk->mm_acquire();             \
-		__la_v;                               \
+/* @expr, a load, then under a weak model later loads read no older. */
+#define __qk_acquired(expr)                  \
+	({                                   \
+		__auto_type __aq_v = (expr); \
+		if (qk_params.memory)        \
+			qk->mm_acquire();    \
+		__aq_v;                      \
 	})
+#define smp_load_acquire(p) __qk_acquired(READ_ONCE(*(p)))
 #define smp_store_release(p, v)           \
 	do {                              \
 		if (qk_params.memory)     \
@@ -471,14 +473,8 @@ static __always_inline void cpu_relax(void)
 		}                                                 \
 		VAL;                                              \
 	})
-#define smp_cond_load_relaxed(ptr, c) __qk_cond_load(ptr, c)
-#define smp_cond_load_acquire(ptr, c)                        \
-	({                                                   \
-		__auto_type __cl_v = __qk_cond_load(ptr, c); \
-		if (qk_params.memory)                        \
-			qk->mm_acquire();                    \
-		__cl_v;                                      \
-	})
+#define smp_cond_load_relaxed(ptr, c)  __qk_cond_load(ptr, c)
+#define smp_cond_load_acquire(ptr, c)  __qk_acquired(__qk_cond_load(ptr, c))
 #define atomic_cond_read_relaxed(v, c) smp_cond_load_relaxed(&(v)->counter, (c))
 #define atomic_cond_read_acquire(v, c) smp_cond_load_acquire(&(v)->counter, (c))
 
