@@ -66,11 +66,17 @@ static void splpar_rw_yield(struct legacy_rwlock *rw)
 	yield_to_preempted(holder, yc);
 }
 
-/* Done waiting when @cond holds, or there is a preempted writer. */
-static bool rwl_wait_over(struct legacy_rwlock *rw, bool shared, bool reader)
+/*
+ * Done waiting when @cond holds, or there is a preempted writer; @seen is
+ * the word as read, so the caller tests what the condition saw (the
+ * kernel's loop reads the word once a round).
+ */
+static bool rwl_wait_over(struct legacy_rwlock *rw, bool shared, bool reader,
+			  s32 *seen)
 {
 	s32 v = READ_ONCE(rw->lock);
 
+	*seen = v;
 	if (reader ? v >= 0 : v == 0)
 		return true;
 	return shared && v < 0 &&
@@ -81,12 +87,13 @@ static void rwl_read_lock(void *p)
 {
 	struct legacy_rwlock *rw = p;
 	bool shared = is_shared_processor();
+	s32 seen;
 
 	while (!rwl_read_trylock(rw)) {
 		HMT_low();
 		for (;;) {
-			spin_until_cond(rwl_wait_over(rw, shared, true));
-			if (READ_ONCE(rw->lock) >= 0)
+			spin_until_cond(rwl_wait_over(rw, shared, true, &seen));
+			if (seen >= 0)
 				break;
 			splpar_rw_yield(rw);
 		}
@@ -107,12 +114,14 @@ static void rwl_write_lock(void *p)
 {
 	struct legacy_rwlock *rw = p;
 	bool shared = is_shared_processor();
+	s32 seen;
 
 	while (!rwl_write_trylock(rw)) {
 		HMT_low();
 		for (;;) {
-			spin_until_cond(rwl_wait_over(rw, shared, false));
-			if (READ_ONCE(rw->lock) == 0)
+			spin_until_cond(
+				rwl_wait_over(rw, shared, false, &seen));
+			if (seen == 0)
 				break;
 			splpar_rw_yield(rw);
 		}
