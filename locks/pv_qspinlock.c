@@ -422,8 +422,10 @@ static void pvqs_lock(void *p)
 	struct qspinlock *lock = p;
 	int v = 0;
 
-	if (likely(__atomic_try_cmpxchg(
-		    &lock->val, &v, (int)_Q_LOCKED_VAL,
+	/* powerpc's queued_spin_lock fast path carries the lock hint, pv or
+	 * not (a locked cmpxchg where atomics are locked). */
+	if (likely(__atomic_try_cmpxchg_hint(
+		    &lock->val, &v, (int)_Q_LOCKED_VAL, true,
 		    MUTANT(relaxed_lock) ? SIM_ORD_RELAXED : SIM_ORD_ACQUIRE)))
 		goto out;
 	if (!is_shared_processor()) {

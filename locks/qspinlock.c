@@ -128,8 +128,9 @@ bool qs_trylock(struct qspinlock *lock)
 
 	if (v)
 		return false;
-	/* powerpc's arch trylock carries the lock hint (EH=1). */
-	return atomic_try_cmpxchg_lock(&lock->val, &v, (int)_Q_LOCKED_VAL);
+	/* The generic trylock: no lock hint (only powerpc's queued_spin_lock
+	 * fast path has it, before the 6.2 rewrite). */
+	return atomic_try_cmpxchg_acquire(&lock->val, &v, (int)_Q_LOCKED_VAL);
 }
 
 /* The native build of the slowpath: no pv hooks. */

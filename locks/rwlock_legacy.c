@@ -105,9 +105,9 @@ static void rwl_read_unlock(void *p)
 {
 	struct legacy_rwlock *rw = p;
 
-	/* lwsync, then the decrement (a larx/stcx. loop). */
-	smp_mb__before_atomic();
-	(void)__fetch_op(&rw->lock, -, 1, 0);
+	/* lwsync, then the decrement: a larx/stcx. loop with release
+	 * ordering, as the kernel's read unlock (no full sync). */
+	(void)__fetch_op(&rw->lock, -, 1, SIM_ORD_RELEASE);
 }
 
 static void rwl_write_lock(void *p)

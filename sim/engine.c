@@ -1055,7 +1055,13 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 	c->larx_held = kind == SIM_RMW;
 	if (kind == SIM_RMW || kind == SIM_RMW_RESV) {
 		if (!m->topo.llsc) {
-			/* A locked instruction: the line is ours throughout. */
+			/*
+			 * A locked instruction: the line is ours throughout.
+			 * It is not reordered with earlier stores (Intel SDM
+			 * vol. 3A, 8.2.2: locked instructions have a total
+			 * order), so it waits for the store buffer to drain.
+			 */
+			c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
 			line_acquire(c, line, SIM_RMW);
 			c->larx_held = true;
 			c->access_ps = c->now_ps;

@@ -380,6 +380,60 @@ START_TEST(test_lost_reservation_fails_fast)
 END_TEST
 
 /*
+ * A locked instruction (x86) is not reordered with earlier stores (Intel
+ * SDM vol. 3A, 8.2.2), and it is itself the full fence: a cpu on pCPU 0
+ * stores to x, a line no cache holds (the store completes from memory at
+ * 0 + 100900, the cpu goes on at hit = 1000), then a fully ordered
+ * cmpxchg on y, also in no cache.  The locked cmpxchg waits for the store
+ * buffer: it starts at 100900 and takes memory plus `atomic`, 100900 +
+ * 8100, ending at 209900, with no sync's `barrier` after it.  (Before
+ * this rule it started at 1000 and paid 15000 of barrier after: 125000.)
+ * On an llsc machine the same pair costs the stcx.'s sync: the larx's
+ * fill 1000 + 100900, `atomic` 8100, the stcx. a hit (its own line,
+ * no copies elsewhere) 1000, then sync 15000 and the store buffer
+ * (done at 100900): 126000.
+ */
+struct fence_probe {
+	sim_time_t after;
+};
+
+static void fence_main(struct sim_cpu *c, void *arg)
+{
+	struct fence_probe *p = arg;
+
+	(void)c;
+	WRITE_ONCE(*x, 1);
+	(void)cmpxchg(y, 0, 1);
+	p->after = sim_current()->now_ps;
+}
+
+static sim_time_t fence_run(bool llsc)
+{
+	struct sim_topo topo = {
+		.smt = 4, .cores_per_chip = 20, .npcpus = 8, .llsc = llsc};
+	struct fence_probe p = {0};
+	struct sim_cpu *ca;
+
+	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+	x = sim_mem_alloc(&S.mem, sizeof(*x), 128);
+	y = sim_mem_alloc(&S.mem, sizeof(*y), 128);
+	ca = sim_cpu_create(&S, fence_main, &p);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(ca, 0, 0);
+	sim_run(&S, SIM_MS);
+	ck_assert_uint_eq(*y, 1);
+	sim_destroy(&S);
+	return p.after;
+}
+
+START_TEST(test_locked_atomic_is_the_fence)
+{
+	ck_assert_uint_eq(fence_run(false), 209900);
+	ck_assert_uint_eq(fence_run(true), 126000);
+}
+END_TEST
+
+/*
  * Raw spin loops (sim/rspin.c): a counted loop written plainly,
  * "for (n = budget; n; n--) { if (READ_ONCE(*x)) break; cpu_relax(); }",
  * beside a cpu that computes in 100 ns steps (each an event, so without
@@ -552,6 +606,7 @@ int main(void)
 	tcase_add_test(tc, test_periodic_equals_iterating);
 	tcase_add_test(tc, test_work_carried);
 	tcase_add_test(tc, test_lost_reservation_fails_fast);
+	tcase_add_test(tc, test_locked_atomic_is_the_fence);
 	tcase_add_test(tc, test_raw_spin_exact);
 	tcase_add_test(tc, test_guard);
 	suite_add_tcase(s, tc);

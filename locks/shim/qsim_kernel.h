@@ -60,6 +60,7 @@ typedef struct {
 /* --- hooks into the engine (shim.c) --- */
 
 void lk_shim_barrier(sim_time_t cost);
+void lk_shim_rmw_fence(void);
 void lk_shim_relax(void);
 
 static inline struct sim_cpu *lk_access_begin(const volatile void *p,
@@ -200,7 +201,7 @@ static inline void lk_rmw_end(int ord)
 	if (c && c->mm)
 		sim_mm_rmw_end(c, (enum sim_order)ord);
 	if (ord == SIM_ORD_FULL)
-		lk_shim_barrier(1);
+		lk_shim_rmw_fence();
 }
 
 #define __cmpxchg_hint(ptr, o, n, ord, hint)                            \

@@ -32,6 +32,26 @@ void lk_shim_barrier(sim_time_t full)
 		sim_mm_fence(c, SIM_FENCE_SYNC);
 }
 
+/*
+ * The full barrier of a fully ordered atomic.  On POWER a sync after the
+ * stcx.  A locked instruction is itself the fence (Intel SDM vol. 3A,
+ * 8.2.2): its cost is the atomic's and it waited for the store buffer
+ * before it ran (sim_access), so only the ordering remains.
+ */
+void lk_shim_rmw_fence(void)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (!c)
+		return;
+	if (c->sim->mem.topo.llsc) {
+		lk_shim_barrier(1);
+		return;
+	}
+	if (c->mm)
+		sim_mm_fence(c, SIM_FENCE_SYNC);
+}
+
 static void relax_at(const void *frame)
 {
 	struct sim_cpu *c = sim_current();
