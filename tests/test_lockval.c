@@ -44,10 +44,9 @@ START_TEST(test_ticket_fair_at_1x)
 }
 END_TEST
 
-static int64_t acquisitions(const char *lock, unsigned int pcpus)
+/* Lock 0's acquisitions in a run of @cfg, which it frees. */
+static int64_t acquired(struct qsim_config *cfg)
 {
-	g_autofree char *text = tu_scenario(lock, 16, pcpus, MS);
-	struct qsim_config *cfg = tu_config(text, NULL);
 	struct qsim_results res;
 	int64_t n;
 
@@ -56,6 +55,13 @@ static int64_t acquisitions(const char *lock, unsigned int pcpus)
 	qsim_results_clear(&res);
 	cfg_free(cfg);
 	return n;
+}
+
+static int64_t acquisitions(const char *lock, unsigned int pcpus)
+{
+	g_autofree char *text = tu_scenario(lock, 16, pcpus, MS);
+
+	return acquired(tu_config(text, NULL));
 }
 
 /*
@@ -89,17 +95,10 @@ END_TEST
 static int64_t write_only(const char *lock, unsigned int pcpus)
 {
 	g_autofree char *text = tu_scenario(lock, 16, pcpus, 5);
-	struct qsim_config *cfg =
-		tu_config(text, "machine.preset=power9", "workload.read_pct=0",
-			  "workload.cs=20ns", "workload.think=50ns", NULL);
-	struct qsim_results res;
-	int64_t n;
 
-	tu_model(cfg, &res);
-	n = res.locks[0].acquisitions;
-	qsim_results_clear(&res);
-	cfg_free(cfg);
-	return n;
+	return acquired(tu_config(text, "machine.preset=power9",
+				  "workload.read_pct=0", "workload.cs=20ns",
+				  "workload.think=50ns", NULL));
 }
 
 START_TEST(test_legacy_rwlock_writes_are_tas)
