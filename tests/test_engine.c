@@ -401,10 +401,9 @@ static void fence_main(struct sim_cpu *c, void *arg)
 {
 	struct fence_probe *p = arg;
 
-	(void)c;
 	WRITE_ONCE(*x, 1);
 	(void)cmpxchg(y, 0, 1);
-	p->after = sim_current()->now_ps;
+	p->after = c->now_ps;
 }
 
 static sim_time_t fence_run(bool llsc)
