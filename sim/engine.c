@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/engine.h"
 #include "sim/mm.h"
@@ -482,6 +483,58 @@ void sim_cpu_flush_acct(struct sim_cpu *c, sim_time_t t)
 	sim_cpu_set_acct(c, c->acct_state, t);
 }
 
+static void ipi_ev(struct sim_event *ev)
+{
+	struct sim_ipi *ipi = ev->data;
+	struct sim_cpu *c = ipi->to;
+	struct sim *s = c->sim;
+	sim_time_t t = ev->time_ps;
+
+	if (ipi->acking) {
+		/* csd_unlock: the handler's store, from the target's CPU. */
+		ipi->acking = false;
+		*ipi->flag = 0;
+		if (s->mem.sealed && c->pcpu >= 0)
+			(void)sim_mem_touch(&s->mem,
+					    sim_mem_line_of(&s->mem, ipi->flag),
+					    c->pcpu, SIM_WRITE, t, &c->mrng);
+		sim_mem_poke(s, ipi->flag, t);
+		return;
+	}
+	if (!c->dispatched) {
+		struct sim_ipi **pp = &c->ipi_pending;
+
+		while (*pp) /* in arrival order */
+			pp = &(*pp)->next;
+		ipi->next = NULL;
+		*pp = ipi;
+		if (s->irq_hook)
+			s->irq_hook(s->irq_data, c, t, false);
+		return;
+	}
+	c->ipis++;
+	sim_cpu_steal(c, t, ipi->handler_ps);
+	ipi->acking = true;
+	sim_evq_push(&s->q, &ipi->ev, t + ipi->handler_ps);
+}
+
+void sim_ipi_init(struct sim_ipi *ipi, struct sim_cpu *to, uint64_t *flag)
+{
+	memset(ipi, 0, sizeof(*ipi));
+	sim_event_init(&ipi->ev, ipi_ev, ipi, SIM_PRIO_HV);
+	ipi->to = to;
+	ipi->flag = flag;
+}
+
+void sim_ipi_send(struct sim *s, struct sim_ipi *ipi, sim_time_t t,
+		  sim_time_t handler_ps)
+{
+	QSIM_BUG_ON(sim_event_queued(&ipi->ev) || ipi->acking,
+		    "a cross-call to cpu %u still in flight", ipi->to->id);
+	ipi->handler_ps = handler_ps;
+	sim_evq_push(&s->q, &ipi->ev, t);
+}
+
 void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 {
 	struct sim *s = c->sim;
@@ -502,6 +555,15 @@ void sim_cpu_dispatch(struct sim_cpu *c, sim_time_t t, int pcpu)
 	sim_cpu_set_acct(c, sim_cpu_busy_acct(c), t);
 	if (s->dispatch_hook)
 		s->dispatch_hook(s->hook_data, c, true, t);
+	/* Cross-calls that waited for it are taken as it comes in (by a
+	 * finished cpu too: its handler still answers). */
+	while (c->ipi_pending) {
+		struct sim_ipi *ipi = c->ipi_pending;
+
+		c->ipi_pending = ipi->next;
+		ipi->next = NULL;
+		sim_evq_push(&s->q, &ipi->ev, t);
+	}
 	if (c->state == SIM_CPU_DONE)
 		return;
 	c->state = SIM_CPU_READY;

@@ -249,8 +249,10 @@ struct sim_cpu {
 	struct sim_rng mrng; /* machine noise: jitter, arbitration */
 	struct sim_rng irng; /* interrupt arrivals */
 	struct sim_event tick_ev, irq_ev;
-	uint64_t irqs;	   /* interrupts and ticks taken */
-	sim_time_t irq_ps; /* time they took */
+	uint64_t irqs;		     /* interrupts and ticks taken */
+	sim_time_t irq_ps;	     /* time they took */
+	struct sim_ipi *ipi_pending; /* cross-calls waiting for its dispatch */
+	uint64_t ipis;		     /* cross-call handlers it ran */
 	/* Event counters; the lock layer names the slots (lock_events.h). */
 	uint64_t counters[SIM_CPU_COUNTERS];
 	struct sim_rspin *rs;  /* raw spin state, NULL until first needed */
@@ -594,6 +596,30 @@ void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
 void sim_mem_observe(struct sim *s, const void *p);
 /* A write from outside any cpu (the hypervisor updating an lppaca). */
 void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
+
+/*
+ * One target of a synchronous cross-call (Linux's smp_call_function_many
+ * with wait, docs/scenarios.md "Cross-calls"): the sender has set *flag
+ * (the target's csd lock) and spins until it reads 0 again.  The target
+ * takes the interrupt where it lands, if it is dispatched: its handler
+ * takes handler_ps of its time, then stores 0 (csd_unlock).  A target
+ * that is not dispatched takes it when it is next dispatched (a sleeping
+ * one is woken first, through the irq hook): a preempted target keeps
+ * its sender spinning until the hypervisor runs it again.
+ */
+struct sim_ipi {
+	struct sim_event ev;
+	struct sim_cpu *to;
+	uint64_t *flag; /* in the arena, on a line of its own */
+	sim_time_t handler_ps;
+	struct sim_ipi *next; /* on to's pending list */
+	bool acking;	      /* ev is the handler's end */
+};
+
+void sim_ipi_init(struct sim_ipi *ipi, struct sim_cpu *to, uint64_t *flag);
+/* Deliver @ipi at @t (the sender's local time, synced), if not in flight. */
+void sim_ipi_send(struct sim *s, struct sim_ipi *ipi, sim_time_t t,
+		  sim_time_t handler_ps);
 
 /*
  * Event-driven spin waits.  A wait section is

@@ -83,6 +83,15 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 		v->pre_since = 0;
 		sim_rng_init(&v->rng, p->seed, SIM_RNG_WORKLOAD, i);
 	}
+	if (p->ipi_prob > 0 && nvcpus > 1) {
+		size_t n = (size_t)nvcpus * nvcpus;
+
+		w->ipis = g_new0(struct sim_ipi, n);
+		for (size_t k = 0; k < n; k++) /* bound to targets in wl_bind */
+			w->ipis[k].flag =
+				sim_mem_alloc(&s->mem, sizeof(uint64_t),
+					      (size_t)1 << s->mem.line_shift);
+	}
 	if (!w->p.steps)
 		w->p.steps = wl_default_steps(w->p.type);
 	sim_event_init(&w->watchdog, watchdog_ev, w, SIM_PRIO_CHECK);
@@ -101,6 +110,7 @@ void wl_destroy(struct wl *w)
 	}
 	g_free(w->locks);
 	g_free(w->vcpus);
+	g_free(w->ipis);
 	g_free(w->violation_msg);
 	if (w->stat_log)
 		g_string_free(w->stat_log, TRUE);
@@ -116,6 +126,11 @@ void wl_bind(struct wl *w, unsigned int i, struct sim_cpu *c)
 {
 	w->vcpus[i].cpu = c;
 	c->workload = &w->vcpus[i];
+	for (unsigned int k = 0; w->ipis && k < w->nvcpus; k++) {
+		struct sim_ipi *ipi = &w->ipis[(size_t)k * w->nvcpus + i];
+
+		sim_ipi_init(ipi, c, ipi->flag);
+	}
 }
 
 const char *wl_violation_name(enum wl_violation v)
@@ -501,6 +516,51 @@ static void coroutine_fn lock_step(struct wl *w, struct wl_vcpu *v,
 		w->sim->stop = true; /* drained */
 }
 
+/*
+ * A synchronous cross-call (Linux's smp_call_function_many with wait):
+ * lock each target's csd (a store to a line of its own), make the stores
+ * visible, send, then wait for each target in turn to unlock its csd
+ * from its handler, spinning (a spin wait, which pause-loop exiting
+ * sees).  The targets are ipi_targets others from a random place in the
+ * partition, or all the others.  The send's own cost (an exit or
+ * hypercall) is not modelled.
+ */
+static void coroutine_fn cross_call(struct wl *w, struct wl_vcpu *v,
+				    struct sim_cpu *c)
+{
+	unsigned int n = w->nvcpus, others = n - 1;
+	unsigned int k = w->p.ipi_targets && w->p.ipi_targets < others
+				 ? w->p.ipi_targets
+				 : others;
+	unsigned int first = k < others ? sim_rng_below(&v->rng, others) : 0;
+	struct sim_ipi *row = &w->ipis[(size_t)v->idx * n];
+	sim_time_t t0;
+
+#define CC_TARGET(i) ((v->idx + 1 + (first + (i)) % others) % n)
+	for (unsigned int i = 0; i < k; i++)
+		sim_mm_write_u64(c, row[CC_TARGET(i)].flag, 1);
+	/* The stores are visible before the interrupts go out. */
+	if (c->mm)
+		sim_mm_fence(c, SIM_FENCE_SYNC);
+	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
+	sim_cpu_sync(c);
+	t0 = c->now_ps;
+	for (unsigned int i = 0; i < k; i++)
+		sim_ipi_send(w->sim, &row[CC_TARGET(i)], c->now_ps,
+			     w->p.ipi_handler_ps);
+	for (unsigned int i = 0; i < k; i++) {
+		uint64_t *flag = row[CC_TARGET(i)].flag;
+
+		sim_wait_begin(c);
+		while (sim_mm_read_u64(c, flag) != 0)
+			sim_wait_block(c, SIM_BUDGET_NONE);
+		sim_wait_end(c);
+	}
+#undef CC_TARGET
+	w->ipi_calls++;
+	w->ipi_wait_ps += c->now_ps - t0;
+}
+
 static void coroutine_fn work_or_idle(struct wl *w, struct sim_cpu *c,
 				      sim_time_t d, bool idle)
 {
@@ -524,6 +584,8 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
 			stutter_wait(w, c);
 			while (w->draining) /* no more lock operations */
 				work_or_idle(w, c, SIM_S, true);
+			if (w->ipis && sim_rng_unit(&v->rng) < w->p.ipi_prob)
+				cross_call(w, v, c);
 			lock_step(w, v, c, k);
 		}
 		v->units++;
@@ -726,6 +788,8 @@ void wl_start(struct wl *w, sim_time_t t)
 
 void wl_reset_stats(struct wl *w, sim_time_t t)
 {
+	w->ipi_calls = 0;
+	w->ipi_wait_ps = 0;
 	for (unsigned int i = 0; i < w->p.nlocks; i++) {
 		struct wl_lock *l = &w->locks[i];
 		struct wl_lock_stats *st = &l->st;

@@ -110,6 +110,15 @@ struct wl_params {
 	 * that sees an older holder's value is a violation (an ordering bug
 	 * that a weak memory model exposes; docs/memory-model.md). */
 	bool cs_data;
+	/*
+	 * Synchronous cross-calls (smp_call_function_many with wait, as a
+	 * TLB shootdown): before a lock step, with this probability, a vCPU
+	 * interrupts ipi_targets others of its partition (0: all) and spins
+	 * until each has run its handler (ipi_handler_ps of its time).
+	 */
+	double ipi_prob;
+	unsigned int ipi_targets;
+	sim_time_t ipi_handler_ps;
 	uint64_t seed;
 };
 
@@ -194,6 +203,12 @@ struct wl {
 	/* locktorture's statistics lines, as it prints them periodically */
 	struct sim_event stat_ev;
 	GString *stat_log;
+	/* Cross-calls: sender i's call to target j is ipis[i * nvcpus + j],
+	 * its csd flag on a line of its own; calls made and the time their
+	 * senders spent from the first send to the last answer. */
+	struct sim_ipi *ipis;
+	uint64_t ipi_calls;
+	sim_time_t ipi_wait_ps;
 };
 
 void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,

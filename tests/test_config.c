@@ -127,6 +127,13 @@ static const struct bad bad_inputs[] = {
 	 NULL,
 	 {"[run] duration = '\\001\\002ms'", NULL, NULL}},
 	{"[run]\nduration = 5\xffms\n", NULL, {"test.ini", "not UTF-8", NULL}},
+	{"[partition]\nvcpus = 300\n[workload]\nipi_prob = 0.1\n",
+	 NULL,
+	 {"test.ini: [workload] ipi_prob = 0.1", "at most 256 vCPUs",
+	  "[partition] vcpus = 300"}},
+	{"[workload]\nipi_prob = 2\n",
+	 NULL,
+	 {"[workload] ipi_prob", "0 to 1", NULL}},
 };
 
 START_TEST(test_bad_inputs)

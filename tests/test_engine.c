@@ -433,6 +433,101 @@ START_TEST(test_locked_atomic_is_the_fence)
 END_TEST
 
 /*
+ * A synchronous cross-call (sim_ipi): cpu a (pCPU 0) locks the csd, a
+ * line no cache holds (the store completes from memory at 100900), makes
+ * it visible with a full barrier (1000 + 15000 < 100900: the store
+ * buffer decides), sends at 100900 and spins until the target unlocks
+ * it.  Target b (pCPU 4: another core of the chip) computes 200 steps of
+ * 100 ns.  Its handler takes 5 us of its time where it lands, then it
+ * stores 0: a's modified line moves to b (chip, 25300), so a's re-read
+ * waits for that and fetches it back (25300 more).
+ *
+ * - b dispatched: the handler runs from 100900, b's steps end 5 us late,
+ *   at 25000000; the csd is unlocked at 5100900 and a sees it at
+ *   5100900 + 2 x 25300 = 5151500.
+ * - b not dispatched until 50 us: the interrupt waits for it and is
+ *   taken as it comes in, before its first step: b ends at 50 + 5 + 20 =
+ *   75 us, the csd is unlocked at 55 us and a sees it at 55050600.
+ */
+struct cc_probe {
+	struct sim_ipi ipi;
+	uint64_t *flag;
+	sim_time_t sent, done;
+};
+
+static void cc_sender(struct sim_cpu *c, void *arg)
+{
+	struct cc_probe *p = arg;
+
+	WRITE_ONCE(*p->flag, 1);
+	smp_mb();
+	sim_cpu_sync(c);
+	p->sent = c->now_ps;
+	sim_ipi_send(c->sim, &p->ipi, c->now_ps, 5 * SIM_US);
+	spin_until_cond(READ_ONCE(*p->flag) == 0);
+	p->done = c->now_ps;
+}
+
+static void cc_target(struct sim_cpu *c, void *arg)
+{
+	sim_time_t *end = arg;
+
+	for (int i = 0; i < 200; i++)
+		sim_cpu_work(c, 100 * SIM_NS);
+	*end = c->now_ps;
+}
+
+static void cc_late(struct sim_event *ev)
+{
+	struct preempt *p = ev->data;
+
+	sim_cpu_dispatch(p->cpu, ev->time_ps, 4);
+}
+
+static void cc_run(sim_time_t late, struct cc_probe *p, sim_time_t *end)
+{
+	struct sim_cpu *ca, *cb;
+	struct preempt pr;
+
+	tu_sim_init(&S, 8);
+	p->flag = sim_mem_alloc(&S.mem, sizeof(*p->flag), 128);
+	ca = sim_cpu_create(&S, cc_sender, p);
+	cb = sim_cpu_create(&S, cc_target, end);
+	sim_ipi_init(&p->ipi, cb, p->flag);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(ca, 0, 0);
+	if (late) {
+		pr.cpu = cb;
+		sim_event_init(&pr.on, cc_late, &pr, SIM_PRIO_HV);
+		sim_schedule(&S, &pr.on, late);
+	} else {
+		sim_cpu_dispatch(cb, 0, 4);
+	}
+	sim_run(&S, SIM_MS);
+	ck_assert_int_eq(cb->state, SIM_CPU_DONE);
+	ck_assert_uint_eq(cb->ipis, 1);
+	sim_destroy(&S);
+}
+
+START_TEST(test_cross_call)
+{
+	struct cc_probe p = {0};
+	sim_time_t end = 0;
+
+	cc_run(0, &p, &end);
+	ck_assert_uint_eq(p.sent, 100900);
+	ck_assert_uint_eq(end, 25000000);
+	ck_assert_uint_eq(p.done, 5151500);
+
+	memset(&p, 0, sizeof(p));
+	cc_run(50 * SIM_US, &p, &end);
+	ck_assert_uint_eq(p.sent, 100900);
+	ck_assert_uint_eq(end, 75000000);
+	ck_assert_uint_eq(p.done, 55050600);
+}
+END_TEST
+
+/*
  * Raw spin loops (sim/rspin.c): a counted loop written plainly,
  * "for (n = budget; n; n--) { if (READ_ONCE(*x)) break; cpu_relax(); }",
  * beside a cpu that computes in 100 ns steps (each an event, so without
@@ -606,6 +701,7 @@ int main(void)
 	tcase_add_test(tc, test_work_carried);
 	tcase_add_test(tc, test_lost_reservation_fails_fast);
 	tcase_add_test(tc, test_locked_atomic_is_the_fence);
+	tcase_add_test(tc, test_cross_call);
 	tcase_add_test(tc, test_raw_spin_exact);
 	tcase_add_test(tc, test_guard);
 	suite_add_tcase(s, tc);

@@ -487,6 +487,18 @@ static const struct cfg_key cfg_keys[] = {
 	{"workload", "long_hold_prob", CT_PROB, "0", 0, 0, NULL,
 	 OFF(long_hold_prob),
 	 "probability that a write acquisition holds for long_hold (0: never)"},
+	{"workload", "ipi_prob", CT_PROB, "0", 0, 0, NULL, OFF(ipi_prob),
+	 "probability that a vCPU makes a synchronous cross-call (a TLB "
+	 "shootdown's smp_call_function_many with wait) before a lock step "
+	 "(0: never; at most 256 vCPUs a partition)"},
+	{"workload", "ipi_targets", CT_UINT, "0", 0, 1024, NULL,
+	 OFF(ipi_targets),
+	 "vCPUs a cross-call interrupts, from a random place in the "
+	 "partition (0: all the others)"},
+	{"workload", "ipi_handler", CT_TIME, "5us", 0, T(SIM_MS), NULL,
+	 OFF(ipi_handler_ps),
+	 "CPU time a cross-call's handler takes on each target (as "
+	 "guest.irq)"},
 	{"workload", "nest_prob", CT_PROB, "0", 0, 0, NULL, OFF(nest_prob),
 	 "probability that a writer, holding its lock, takes a second one of "
 	 "a higher index (a fixed order) for a critical section of its own "
@@ -1296,6 +1308,23 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	if (!check_partitions(cfg, path, error) ||
 	    !check_host_limits(cfg, path, error))
 		return false;
+	/* A csd line per sender and target: n squared of them. */
+	for (unsigned int n = 0; cfg->ipi_prob > 0 && n <= cfg->noise_parts;
+	     n++) {
+		bool guest = n == cfg->noise_parts;
+		unsigned int v = guest ? cfg->vcpus : cfg->noise[n].vcpus;
+
+		if ((guest || cfg->noise[n].locktest) &&
+		    v > QSIM_IPI_MAX_VCPUS) {
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [workload] ipi_prob = %g: cross-calls "
+				    "need at most %u vCPUs a partition (%s "
+				    "vcpus = %u)",
+				    path, cfg->ipi_prob, QSIM_IPI_MAX_VCPUS,
+				    guest ? "[partition]" : "[noise]", v);
+			return false;
+		}
+	}
 	const struct lk_ops *ops = lk_find(cfg->lock);
 
 	if (cfg->qspl_set && ops->knobs) {

@@ -12,6 +12,9 @@
 #ifndef QSIM_TOOLS_CONFIG_H
 #define QSIM_TOOLS_CONFIG_H
 
+/* Cross-calls keep a csd line per sender and target (workload.ipi_prob). */
+#define QSIM_IPI_MAX_VCPUS 256u
+
 #include <glib.h>
 #include <stdio.h>
 
@@ -142,6 +145,9 @@ struct qsim_config {
 	sim_time_t long_hold_ps;
 	double long_hold_prob;
 	double nest_prob;
+	double ipi_prob;
+	unsigned int ipi_targets;
+	sim_time_t ipi_handler_ps;
 	sim_time_t stutter_ps;
 	unsigned int steps;
 	struct cfg_odur unit_idle;

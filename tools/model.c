@@ -69,6 +69,7 @@ static void warmup_ev(struct sim_event *ev)
 		c->resv_lost = 0;
 		c->irqs = 0;
 		c->irq_ps = 0;
+		c->ipis = 0;
 	}
 }
 
@@ -386,6 +387,16 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		counter_add(res->counters, "sim_irqs", irqs);
 		counter_add(res->counters, "sim_irq_ps", irq_ps);
 	}
+	if (r->cfg->ipi_prob > 0) {
+		uint64_t handled = 0;
+
+		for (unsigned int i = 0; i < r->sim.ncpus; i++)
+			handled += r->sim.cpus[i]->ipis;
+		counter_add(res->counters, "sim_ipi_calls", r->wl.ipi_calls);
+		counter_add(res->counters, "sim_ipi_wait_ps",
+			    r->wl.ipi_wait_ps);
+		counter_add(res->counters, "sim_ipi_handled", handled);
+	}
 	counter_add(res->counters, "sim_events", res->events);
 	counter_add(res->counters, "sim_switches", res->switches);
 }
@@ -468,6 +479,9 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		.write_cs = cfg->write_cs.set ? &cfg->write_cs.d : NULL,
 		.long_hold_prob = cfg->long_hold_prob,
 		.nest_prob = cfg->nest_prob,
+		.ipi_prob = cfg->ipi_prob,
+		.ipi_targets = cfg->ipi_targets,
+		.ipi_handler_ps = cfg->ipi_handler_ps,
 		.long_hold_ps = cfg->long_hold_ps,
 		.stutter_ps = cfg->stutter_ps,
 		.sleep_bound_ps = cfg->sleep_bound_ps,

@@ -309,6 +309,34 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			100 * (double)tot.dtl_ready_enqueue_ps / vt,
 			100 * (double)tot.dtl_wait_ready_ps / vt);
 	}
+	if (cfg->ipi_prob > 0) {
+		uint64_t calls = 0, wait = 0, handled = 0;
+
+		for (guint i = 0; res->counters && i < res->counters->len;
+		     i++) {
+			const struct qsim_counter *k = &g_array_index(
+				res->counters, struct qsim_counter, i);
+
+			if (!strcmp(k->name, "sim_ipi_calls"))
+				calls = k->value;
+			else if (!strcmp(k->name, "sim_ipi_wait_ps"))
+				wait = k->value;
+			else if (!strcmp(k->name, "sim_ipi_handled"))
+				handled = k->value;
+		}
+		fprintf(out,
+			"ipis      %" PRIu64 " cross-calls, waited %.2fus each "
+			"on average, %.1f%% of vCPU time; %" PRIu64
+			" handlers run\n",
+			calls,
+			calls ? (double)wait / (double)calls / SIM_US : 0.0,
+			res->nvcpus && res->measured_ps
+				? 100.0 * (double)wait /
+					  ((double)res->nvcpus *
+					   (double)res->measured_ps)
+				: 0.0,
+			handled);
+	}
 	report_lock_events(out, res);
 	fputc('\n', out);
 	{
