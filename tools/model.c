@@ -390,8 +390,9 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	if (r->cfg->ipi_prob > 0) {
 		uint64_t handled = 0;
 
-		for (unsigned int i = 0; i < r->sim.ncpus; i++)
-			handled += r->sim.cpus[i]->ipis;
+		for (unsigned int i = 0; i < r->wl.nvcpus;
+		     i++) /* the guest's */
+			handled += r->wl.vcpus[i].cpu->ipis;
 		counter_add(res->counters, "sim_ipi_calls", r->wl.ipi_calls);
 		counter_add(res->counters, "sim_ipi_wait_ps",
 			    r->wl.ipi_wait_ps);
@@ -399,6 +400,20 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	}
 	counter_add(res->counters, "sim_events", res->events);
 	counter_add(res->counters, "sim_switches", res->switches);
+}
+
+/* The cross-calls' csd lines: one per sender and target, per workload. */
+static size_t cross_call_bytes(const struct qsim_config *cfg)
+{
+	size_t n = 0;
+
+	if (cfg->ipi_prob <= 0)
+		return 0;
+	n += (size_t)cfg->vcpus * cfg->vcpus;
+	for (unsigned int i = 0; i < cfg->noise_parts; i++)
+		if (cfg->noise[i].locktest)
+			n += (size_t)cfg->noise[i].vcpus * cfg->noise[i].vcpus;
+	return n * cfg->line_bytes;
 }
 
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
@@ -518,7 +533,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 	size_t arena = (size_t)(cfg->vcpus + cfg_noise_vcpus(cfg) +
 				(cfg->noise_parts + 1) * cfg->nlocks + 64) *
 			       line * 8 +
-		       (64u << 20);
+		       (64u << 20) + cross_call_bytes(cfg);
 	g_autofree void **addrs = g_new0(void *, cfg->nlocks);
 	g_autofree void **noise_addrs = NULL;
 	g_autofree void **args = g_new0(void *, cfg->vcpus);
