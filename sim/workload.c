@@ -81,6 +81,7 @@ void wl_init(struct wl *w, struct sim *s, const struct wl_params *p,
 		v->wl = w;
 		v->idx = i;
 		v->pre_since = 0;
+		v->ipi_since = SIM_TIME_NEVER;
 		sim_rng_init(&v->rng, p->seed, SIM_RNG_WORKLOAD, i);
 	}
 	if (p->ipi_prob > 0 && nvcpus > 1) {
@@ -545,6 +546,7 @@ static void coroutine_fn cross_call(struct wl *w, struct wl_vcpu *v,
 	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
 	sim_cpu_sync(c);
 	t0 = c->now_ps;
+	v->ipi_since = t0; /* the watchdog bounds the wait */
 	for (unsigned int i = 0; i < k; i++)
 		sim_ipi_send(w->sim, &row[CC_TARGET(i)], c->now_ps,
 			     w->p.ipi_handler_ps);
@@ -557,6 +559,7 @@ static void coroutine_fn cross_call(struct wl *w, struct wl_vcpu *v,
 		sim_wait_end(c);
 	}
 #undef CC_TARGET
+	v->ipi_since = SIM_TIME_NEVER;
 	w->ipi_calls++;
 	w->ipi_wait_ps += c->now_ps - t0;
 }
@@ -664,6 +667,26 @@ static void watchdog_ev(struct sim_event *ev)
 		uint64_t rel;
 		char a[16], b[16];
 
+		if (v->ipi_since != SIM_TIME_NEVER && t > v->ipi_since &&
+		    t - v->ipi_since > w->p.hang_bound_ps) {
+			unsigned int to = 0;
+
+			/* The first target that has not answered. */
+			while (to < w->nvcpus &&
+			       (to == i ||
+				!*w->ipis[(size_t)i * w->nvcpus + to].flag))
+				to++;
+			wl_violation(
+				w, WL_VIOL_HANG, t,
+				"hang: vCPU %u's cross-call has waited %s "
+				"for vCPU %u to answer (bound %s)",
+				v->idx,
+				sim_format_time(t - v->ipi_since, a, sizeof(a)),
+				to,
+				sim_format_time(w->p.hang_bound_ps, b,
+						sizeof(b)));
+			return;
+		}
 		if (!v->waiting)
 			continue;
 		if (asleep != SIM_TIME_NEVER && t > asleep &&

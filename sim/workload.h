@@ -181,6 +181,7 @@ struct wl_vcpu {
 	uint64_t units; /* units of work finished (since the warm-up) */
 	/* locktorture: acquisitions since the start (never reset) */
 	uint64_t all_reads, all_writes;
+	sim_time_t ipi_since; /* in a cross-call since; NEVER otherwise */
 };
 
 struct wl {

@@ -302,12 +302,57 @@ START_TEST(test_zero_cost_is_a_hang)
 }
 END_TEST
 
+/*
+ * A cross-call that is never answered is a hang the watchdog reports,
+ * outside the lock code: two vCPUs on one pCPU under rr with a 1 s slice,
+ * so the one that runs makes a cross-call (ipi_prob = 1) to the other,
+ * which cannot run for a second.  The watchdog looks every hang_bound / 4
+ * = 500 us; the call starts a few us in (after 1 us of think), so the
+ * first look past the 2 ms bound is the one at 2.5 ms.  With the bound at
+ * 1 s the same 10 ms run ends clean, the call still waiting.
+ */
+START_TEST(test_unanswered_cross_call_is_a_hang)
+{
+	static const char *const text =
+		"[run]\nduration = 10ms\nwarmup = 0ns\n[machine]\npcpus = 1\n"
+		"[hypervisor]\npolicy = rr\nslice = 1s\n"
+		"[partition]\nvcpus = 2\n[lock]\ntype = tas\n"
+		"[workload]\ncs = 200ns\nthink = 1us\nipi_prob = 1\n";
+
+	for (int bounded = 1; bounded >= 0; bounded--) {
+		struct qsim_config *cfg =
+			tu_config(text,
+				  bounded ? "check.hang_bound=2ms"
+					  : "check.hang_bound=1s",
+				  NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		if (bounded) {
+			ck_assert_int_eq(res.status, WL_VIOL_HANG);
+			ck_assert_uint_eq(res.violation_ps, 2500 * SIM_US);
+			ck_assert_msg(strstr(res.violation_msg,
+					     "cross-call has waited") &&
+					      strstr(res.violation_msg,
+						     "to answer (bound 2ms)"),
+				      "%s", res.violation_msg);
+		} else {
+			ck_assert_int_eq(res.status, WL_OK);
+			ck_assert_int_eq(res.locks[0].acquisitions, 0);
+		}
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("workload");
 	TCase *tc = tcase_create("workload");
 
 	tcase_add_test(tc, test_zero_cost_is_a_hang);
+	tcase_add_test(tc, test_unanswered_cross_call_is_a_hang);
 
 	tcase_add_test(tc, test_side_sections);
 	tcase_add_test(tc, test_end_is_a_horizon);
