@@ -238,8 +238,12 @@ START_TEST(test_kill_nine)
 		}
 		g_string_free(out, TRUE);
 	}
+	/* Every stored run is whole and every reported one is stored; a
+	 * kill between the commit and the "stored as" line leaves a stored
+	 * run unreported, so there may be more stored than reported (kills
+	 * within two runs' time land there now and then: 8 against 7). */
 	runs = check_whole(path, 32);
-	ck_assert_int_eq(runs, reported->len);
+	ck_assert_int_ge(runs, reported->len);
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	for (guint i = 0; i < reported->len; i++) {
 		g_autofree char *sql =
