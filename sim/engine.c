@@ -494,7 +494,7 @@ static void ipi_ev(struct sim_event *ev)
 		/* csd_unlock: the handler's store, from the target's CPU. */
 		ipi->acking = false;
 		*ipi->flag = 0;
-		if (s->mem.sealed && c->pcpu >= 0)
+		if (c->pcpu >= 0) /* it ran: it has a last pCPU */
 			(void)sim_mem_touch(&s->mem,
 					    sim_mem_line_of(&s->mem, ipi->flag),
 					    c->pcpu, SIM_WRITE, t, &c->mrng);
@@ -516,6 +516,13 @@ static void ipi_ev(struct sim_event *ev)
 	sim_cpu_steal(c, t, ipi->handler_ps);
 	ipi->acking = true;
 	sim_evq_push(&s->q, &ipi->ev, t + ipi->handler_ps);
+}
+
+void sim_cpu_sync_stores(struct sim_cpu *c)
+{
+	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
+	if (c->mm)
+		sim_mm_fence(c, SIM_FENCE_SYNC);
 }
 
 void sim_ipi_init(struct sim_ipi *ipi, struct sim_cpu *to, uint64_t *flag)

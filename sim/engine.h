@@ -594,6 +594,14 @@ void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
 			sim_time_t t);
 /* Mark @p's line as watched by the sim's write_hook (after sealing). */
 void sim_mem_observe(struct sim *s, const void *p);
+/*
+ * What a full barrier orders (sync, mfence): @c goes on no earlier than its
+ * buffered stores complete, and under a weak memory model (sim/mm.h) they
+ * are visible before anything later.  The barrier's own cost is the
+ * caller's.
+ */
+void sim_cpu_sync_stores(struct sim_cpu *c);
+
 /* A write from outside any cpu (the hypervisor updating an lppaca). */
 void sim_mem_poke(struct sim *s, const void *p, sim_time_t t);
 

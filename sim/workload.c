@@ -541,9 +541,7 @@ static void coroutine_fn cross_call(struct wl *w, struct wl_vcpu *v,
 	for (unsigned int i = 0; i < k; i++)
 		sim_mm_write_u64(c, row[CC_TARGET(i)].flag, 1);
 	/* The stores are visible before the interrupts go out. */
-	if (c->mm)
-		sim_mm_fence(c, SIM_FENCE_SYNC);
-	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
+	sim_cpu_sync_stores(c);
 	sim_cpu_sync(c);
 	t0 = c->now_ps;
 	v->ipi_since = t0; /* the watchdog bounds the wait */

@@ -27,9 +27,7 @@ void lk_shim_barrier(sim_time_t full)
 	}
 	/* sync: its own cost, and no earlier than the store buffer drains. */
 	c->now_ps += sim_mem_jitter(m, m->cost.barrier_ps, &c->mrng);
-	c->now_ps = SIM_MAX(c->now_ps, c->store_done_ps);
-	if (c->mm)
-		sim_mm_fence(c, SIM_FENCE_SYNC);
+	sim_cpu_sync_stores(c);
 }
 
 /*
