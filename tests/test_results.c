@@ -228,6 +228,32 @@ START_TEST(test_compare_where_fresh)
 	ck_assert_msg(strstr(out, "where lock.type=ticket;run.seed=2: 1 run"),
 		      "%s", out);
 	ck_assert_msg(strstr(out, "too few runs"), "%s", out);
+	/* a misspelled key selects nothing silently no more: exit 1 naming
+	 * the section's keys, before anything is compared */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--where",
+			      "lock.typ=pv_qspinlock", "--where",
+			      "lock.type=ticket", "--db", path, "--fail-if",
+			      "throughput:worse", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "[lock] has no key 'typ'; its keys are "
+				  "type,"),
+		      "%s", err);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "report", "--where", "lok.type=x",
+			      "--db", path, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "no section [lok]"), "%s", err);
+	/* a right key with a value no run has: an empty variant, an error
+	 * and not a passing gate */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "compare", "--where", "lock.type=tas",
+			      "--where", "lock.type=ticket", "--db", path,
+			      "--fail-if", "throughput:worse", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "where lock.type=tas selects no stored run"),
+		      "%s", err);
 	/* the other figures, from these runs */
 	{
 		g_autofree char *cdf = in_dir("cdf.svg");
@@ -368,6 +394,30 @@ START_TEST(test_merge_overlap)
 	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM torture_failures"),
 			 db_int(b, "SELECT COUNT(*) FROM torture_failures"));
 	ck_assert_int_ge(db_int(m, "SELECT COUNT(*) FROM torture_failures"), 1);
+	/* --keep-going wrote each failing seed's scenario; the report ends
+	 * with the replay command */
+	{
+		g_autofree char *rep = NULL, *rp = NULL;
+		int64_t lo = db_int(b, "SELECT MIN(seed) FROM "
+				       "torture_failures");
+		int64_t hi = db_int(b, "SELECT MAX(seed) FROM "
+				       "torture_failures");
+
+		for (int64_t sd = lo; sd <= hi; sd++) {
+			g_autofree char *sql = g_strdup_printf(
+				"SELECT COUNT(*) FROM torture_failures WHERE "
+				"seed = %" PRId64,
+				sd);
+			g_autofree char *ini = g_strdup_printf(
+				"%s/seed-%" PRId64 ".ini", dir, sd);
+
+			ck_assert_int_eq(g_file_test(ini, G_FILE_TEST_EXISTS),
+					 db_int(b, sql) > 0);
+		}
+		rp = g_strdup_printf("%s/seed-%" PRId64 ".report", dir, lo);
+		ck_assert(g_file_get_contents(rp, &rep, NULL, NULL));
+		ck_assert_msg(strstr(rep, "\nreplay: qsim run "), "%s", rep);
+	}
 }
 END_TEST
 
@@ -595,6 +645,140 @@ START_TEST(test_torture_stored)
 }
 END_TEST
 
+/*
+ * export: the JSON's params are the params table, section by section
+ * (the reference: every row of the table); a failed export -o leaves the
+ * file as it was; import and merge of a file that is not there change
+ * nothing anywhere.
+ */
+START_TEST(test_export_import_files)
+{
+	g_autofree char *path = in_dir("exp.db"), *keep = in_dir("keep.csv");
+	g_autofree char *json = in_dir("exp.json"), *text = NULL;
+	g_autofree char *missing = in_dir("nothere.db");
+	g_autofree char *imp = in_dir("imp.db"), *outdb = in_dir("out.db");
+	g_autofree char *err = NULL;
+	g_autoptr(JsonParser) jp = json_parser_new();
+	JsonObject *params;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	int rows = 0;
+
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--db", path, "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "export", "1", "--db", path,
+			      "--format", "json", "-o", json, NULL),
+			 0);
+	ck_assert(g_file_get_contents(json, &text, NULL, NULL));
+	ck_assert(json_parser_load_from_data(jp, text, -1, NULL));
+	params = json_object_get_object_member(
+		json_array_get_object_element(
+			json_object_get_array_member(
+				json_node_get_object(json_parser_get_root(jp)),
+				"runs"),
+			0),
+		"params");
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db,
+					    "SELECT section, key, value FROM "
+					    "params WHERE run_id = 1",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *sec = (const char *)sqlite3_column_text(q, 0);
+		const char *key = (const char *)sqlite3_column_text(q, 1);
+		JsonObject *so = json_object_get_object_member(params, sec);
+
+		ck_assert_msg(so, "no section %s in the JSON", sec);
+		ck_assert_msg(json_object_has_member(so, key), "%s.%s", sec,
+			      key);
+		ck_assert_str_eq(json_object_get_string_member(so, key),
+				 (const char *)sqlite3_column_text(q, 2));
+		rows++;
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	ck_assert_int_gt(rows, 50);
+	{
+		GList *secs = json_object_get_members(params);
+		int n = 0;
+
+		for (GList *l = secs; l; l = l->next)
+			n += (int)json_object_get_size(
+				json_object_get_object_member(params, l->data));
+		g_list_free(secs);
+		ck_assert_int_eq(n, rows); /* nothing more, nothing merged */
+	}
+
+	ck_assert(g_file_set_contents(keep, "kept\n", -1, NULL));
+	ck_assert_int_eq(qsim(NULL, &err, "export", "999", "--db", path, "-o",
+			      keep, NULL),
+			 1);
+	g_clear_pointer(&text, g_free);
+	ck_assert(g_file_get_contents(keep, &text, NULL, NULL));
+	ck_assert_str_eq(text, "kept\n");
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(
+		qsim(NULL, &err, "export", "--db", path, "--last", "0", NULL),
+		1);
+
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "import", missing, "--db", imp, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "no such database"), "%s", err);
+	ck_assert(!g_file_test(missing, G_FILE_TEST_EXISTS));
+	ck_assert(!g_file_test(imp, G_FILE_TEST_EXISTS));
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "merge", outdb, path, missing, NULL),
+			 1);
+	ck_assert(!g_file_test(missing, G_FILE_TEST_EXISTS));
+	ck_assert(!g_file_test(outdb, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/*
+ * An interrupted torture is stored as interrupted and names the seeds
+ * that all ran and the --first-seed and --seeds that go on: together they
+ * cover the seeds asked for, and no seed past the prefix is claimed.
+ */
+START_TEST(test_torture_interrupted_goes_on)
+{
+	g_autofree char *path = in_dir("ti.db"), *errf = in_dir("ti.err");
+	g_autofree char *cmd = NULL, *err = NULL;
+	const char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	unsigned long long first = 0, rest = 0;
+	const char *at;
+	GPid pid;
+	int status;
+
+	cmd = g_strdup_printf("exec '%s' torture --seeds 100000 --jobs 2 "
+			      "--db '%s' --out '%s' >/dev/null 2>'%s'",
+			      QSIM_BINARY, path, dir, errf);
+	argv[2] = cmd;
+	ck_assert(g_spawn_async(dir, (char **)argv, NULL,
+				G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+				NULL));
+	g_usleep(2 * G_USEC_PER_SEC); /* dozens of seeds at least */
+	kill(pid, SIGINT);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 130);
+	ck_assert(g_file_get_contents(errf, &err, NULL, NULL));
+	at = strstr(err, "--first-seed ");
+	ck_assert_msg(at && strstr(err, "all ran; to go on"), "%s", err);
+	ck_assert_int_eq(
+		sscanf(at, "--first-seed %llu --seeds %llu", &first, &rest), 2);
+	ck_assert_int_gt(first, 1);
+	ck_assert_int_eq(first - 1 + rest, 100000);
+	ck_assert_int_eq(db_int(path, "SELECT interrupted FROM torture_runs"),
+			 1);
+	ck_assert_int_ge(db_int(path, "SELECT seeds_run FROM torture_runs"),
+			 (int64_t)first - 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("results");
@@ -611,6 +795,8 @@ int main(void)
 	tcase_add_test(tc, test_overcommit_key);
 	tcase_add_test(tc, test_trace_tiny);
 	tcase_add_test(tc, test_torture_stored);
+	tcase_add_test(tc, test_export_import_files);
+	tcase_add_test(tc, test_torture_interrupted_goes_on);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tools/compare.h"
+#include "tools/config.h"
 #include "tools/points.h"
 #include "tools/report.h"
 #include "tools/stats.h"
@@ -143,6 +144,20 @@ static bool split_setting(const char *spec, char **key, char **value,
 	}
 	*key = g_strndup(spec, (gsize)(eq - spec));
 	*value = g_strdup(eq + 1);
+	/* a misspelled key would select nothing, or fail far from here */
+	{
+		g_autofree char *sec = g_strndup(spec, (gsize)(dot - spec));
+		g_autoptr(GError) e = NULL;
+
+		if (!cfg_key_check(sec, *key + (dot - spec) + 1, &e)) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE, "'%s': %s", spec,
+				    e->message);
+			g_clear_pointer(key, g_free);
+			g_clear_pointer(value, g_free);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -588,8 +603,9 @@ static void print_compare(FILE *out, const struct compare_opts *o,
 		"interval (Welch's t): a verdict where it excludes 0\n\n",
 		vs->len);
 	print_variants(out, vs);
-	fprintf(out, "\n%-13s %-3s %4s %10s %9s %9s %-21s %s\n", "metric", "",
-		"n", "mean", "+-95%", "change", "95% interval", "verdict");
+	/* "±" is two bytes and one column: its field is a byte wider */
+	fprintf(out, "\n%-13s %-3s %4s %10s %10s %9s %-21s %s\n", "metric", "",
+		"n", "mean", "±95%", "change", "95% interval", "verdict");
 	for (unsigned int m = 0; m < NM; m++) {
 		if (!shown(o, vs, m))
 			continue;
@@ -1032,6 +1048,16 @@ int compare_main(const struct compare_opts *o, FILE *out)
 			fprintf(stderr, "%s: %s\n", what, err->message);
 			store_close(st);
 			return EXIT_INTERNAL;
+		}
+		/* a selection that matches nothing is a mistake, not a tie:
+		 * a --fail-if gate must not pass on it */
+		if (v->cond && !v->reused) {
+			fprintf(stderr,
+				"%s: %s selects no stored run in %s (qsim "
+				"report --db %s lists them)\n",
+				what, v->label, st->path, st->path);
+			store_close(st);
+			return EXIT_INPUT;
 		}
 	}
 	store_close(st);

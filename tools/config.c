@@ -613,6 +613,27 @@ static char *list_keys(const char *section)
 	return g_string_free(s, FALSE);
 }
 
+bool cfg_key_check(const char *section, const char *key, GError **error)
+{
+	if (!section_known(section)) {
+		g_autofree char *all = list_sections();
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+			    "no section [%s]; the sections are %s", section,
+			    all);
+		return false;
+	}
+	if (!key_find(section, key)) {
+		g_autofree char *all = list_keys(section);
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_UNKNOWN,
+			    "[%s] has no key '%s'; its keys are %s", section,
+			    key, all);
+		return false;
+	}
+	return true;
+}
+
 /* A time key whose default is "auto" (resolved by the model: SIM_TIME_NEVER
  * until then). */
 static bool time_auto(const struct cfg_key *k)

@@ -194,6 +194,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(qsim_config, cfg_free)
 
 /* The default of [section] key as text (preset-dependent ones for power9). */
 char *cfg_key_default(const char *section, const char *key);
+/* Whether [section] key is a scenario key; if not, @error names the
+ * section's keys (or the sections). */
+bool cfg_key_check(const char *section, const char *key, GError **error);
 /* Print every section and key with type, default, range and help. */
 void cfg_print_keys(FILE *out);
 /* The keys of one section; false if there is no such section. */

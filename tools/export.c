@@ -357,7 +357,8 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 	json_builder_begin_array(b);
 	for (guint i = 0; i < ids->len; i++) {
 		int64_t id = g_array_index(ids, int64_t, i);
-		const char *sec = NULL;
+		/* a copy: column text dies at the next sqlite3_step() */
+		g_autofree char *sec = NULL;
 
 		sqlite3_reset(r);
 		sqlite3_bind_int64(r, 1, id);
@@ -379,8 +380,9 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 					json_builder_end_object(b);
 				json_builder_set_member_name(b, s);
 				json_builder_begin_object(b);
+				g_free(sec);
+				sec = g_strdup(s);
 			}
-			sec = s;
 			json_builder_set_member_name(
 				b, (const char *)sqlite3_column_text(p, 1));
 			json_builder_add_string_value(
@@ -447,10 +449,18 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 			    "--format '%s': csv or json", format);
 		return 1;
 	}
-	if (t < 0 || (o->table && strcmp(format, "csv"))) {
+	if (o->table && strcmp(format, "csv")) {
 		g_set_error(error, EXPORT_ERROR, 1,
-			    "--table '%s': for CSV, one of runs, locks, "
-			    "vcpus, params, counters",
+			    "--table '%s' with --format %s: --table chooses "
+			    "a CSV table; JSON holds them all, each run with "
+			    "its locks, vcpus, params and counters",
+			    table, format);
+		return 1;
+	}
+	if (t < 0) {
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "--table '%s': one of runs, locks, vcpus, params, "
+			    "counters",
 			    table);
 		return 1;
 	}

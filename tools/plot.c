@@ -68,10 +68,33 @@ static void preamble(GString *gp, const struct plot_opts *o, const char *title,
 		"set xlabel %s noenhanced\n"
 		"set ylabel %s noenhanced\n"
 		"set grid\nset key outside right top noenhanced\n"
-		"set format y '%%.3s%%c'\n"
+		"set format y '%%g'\n"
 		"set offsets graph 0.03, graph 0.03, graph "
 		"0.05, 0\n",
 		o->kind, terminal(o->out), qo, qt, qx, qy);
+}
+
+/* A power of 1000 that brings @maxabs into [1, 1000), and the unit it
+ * makes of @unit ("op/s" -> "Mop/s", "ns" -> "us"): gnuplot has no %g
+ * with an SI prefix, so qsim scales the data and names the unit. */
+static double si_scale(double maxabs, const char *unit, char **scaled)
+{
+	static const char *const pre[] = {"", "k", "M", "G", "T"};
+	static const char *const ns[] = {"ns", "us", "ms", "s", "ks"};
+	static const char *const times[] = {"", "x1000", "x1e6", "x1e9",
+					    "x1e12"};
+	unsigned int e = 0;
+	double f = 1;
+
+	while (e + 1 < G_N_ELEMENTS(pre) && maxabs >= 1000 * f)
+		f *= 1000, e++;
+	if (strcmp(unit, "ns") == 0)
+		*scaled = g_strdup(ns[e]);
+	else if (*unit)
+		*scaled = g_strdup_printf("%s%s", pre[e], unit);
+	else
+		*scaled = g_strdup(times[e]);
+	return f;
 }
 
 /* Run gnuplot on @gp, kept as OUT.gp. */
@@ -171,7 +194,8 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	g_autoptr(GHashTable) lines =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 				      (GDestroyNotify)g_hash_table_unref);
-	g_autofree char *sql = NULL, *title = NULL, *yl = NULL;
+	g_autofree char *sql = NULL, *title = NULL, *yl = NULL, *sunit = NULL;
+	double maxabs = 0, scale;
 	g_autoptr(GPtrArray) names = NULL;
 	sqlite3_stmt *q = NULL, *m = NULL;
 	unsigned int n = 0, i = 0;
@@ -219,6 +243,7 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 		add_value(lines, (const char *)sqlite3_column_text(q, 2),
 			  (const char *)sqlite3_column_text(q, 1),
 			  sqlite3_column_double(m, 0));
+		maxabs = fmax(maxabs, fabs(sqlite3_column_double(m, 0)));
 		n++;
 	}
 	sqlite3_finalize(q);
@@ -233,8 +258,9 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	title = g_strdup_printf("%s against %s%s%s (mean, 95%% interval)",
 				metric, o->x, o->by ? " by " : "",
 				o->by ? o->by : "");
-	yl = *unit ? g_strdup_printf("%s (%s)", metric, unit)
-		   : g_strdup(metric);
+	scale = si_scale(maxabs, unit, &sunit);
+	yl = *sunit ? g_strdup_printf("%s (%s)", metric, sunit)
+		    : g_strdup(metric);
 	preamble(gp, o, title, o->x, yl);
 	names = keys_of(lines);
 	g_ptr_array_sort(names, cmp_x);
@@ -285,8 +311,10 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 					g_string_append_printf(gp, "%u \"%s\"",
 							       k, x);
 				g_string_append_printf(
-					gp, " %.10g %.10g %u\n", st.mean,
-					isnan(st.ci) ? 0.0 : st.ci, st.n);
+					gp, " %.10g %.10g %u\n",
+					st.mean / scale,
+					isnan(st.ci) ? 0.0 : st.ci / scale,
+					st.n);
 			}
 			g_string_append(gp, "EOD\n");
 		}
@@ -394,7 +422,8 @@ static bool plot_fairness(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	title = g_strdup_printf("per-vCPU acquisitions, run %" PRId64,
 				o->runs[0]);
 	preamble(gp, o, title, "vCPU", "acquisitions");
-	g_string_append(gp, "set style fill solid 0.6\nset boxwidth 0.8\n"
+	g_string_append(gp, "set format y '%.0f'\n"
+			    "set style fill solid 0.6\nset boxwidth 0.8\n"
 			    "set yrange [0:*]\nset key off\n$d0 << EOD\n");
 	if (sqlite3_prepare_v2(db,
 			       "SELECT vcpu, acquisitions FROM vcpu_results "

@@ -5,7 +5,9 @@
  * violation found, 3 internal error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -43,13 +45,15 @@ static void usage(FILE *out)
 		"\n"
 		"  run FILE.ini|- [--seed N] [--set section.key=value]... "
 		"[--db PATH] [--no-store]\n"
-		"      [--tag TAG] [--quiet | --json]\n"
+		"      [--tag TAG] [--quiet | --json] [--variant NAME] "
+		"[--stat-interval T]\n"
 		"        simulate a scenario, print a summary, store every "
 		"figure (default results.db)\n"
 		"  torture [--lock NAME] [--mapping NAME] [--mutant NAME] "
 		"[--seeds N | --time DURATION]\n"
-		"          [--jobs J] [--first-seed S] [--keep-going] "
-		"[--out DIR]\n"
+		"          [--memory sc|tso|power] [--jobs J] [--first-seed "
+		"S] [--keep-going]\n"
+		"          [--out DIR] [--db PATH] [--no-store] [--tag TAG]\n"
 		"        many short adversarial runs; stops at the first "
 		"violation with its replay command\n"
 		"  bench [--quick] [--json FILE] [--only TEXT] [--repeat N]\n"
@@ -173,9 +177,10 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 	if (argc == 3 && strcmp(argv[1], "--") == 0)
 		argv[1] = argv[2], argc = 2;
 	if (argc != 2) {
-		fprintf(stderr, "qsim %s: expected one scenario file\n",
-			argv[0]);
-		usage(stderr);
+		fprintf(stderr,
+			"qsim %s: expected one scenario file (qsim %s "
+			"--help)\n",
+			argv[0], argv[0]);
 		return EXIT_INPUT;
 	}
 	for (char **s = sets; s && *s; s++)
@@ -299,6 +304,17 @@ static int cmd_import(int argc, char **argv, bool merge)
 	if (merge)
 		db = g_strdup(files[0]);
 	in = merge ? files + 1 : files;
+	/* every input first: a misspelled name changes nothing anywhere */
+	for (char **f = in; *f; f++) {
+		if (!g_file_test(*f, G_FILE_TEST_IS_REGULAR)) {
+			fprintf(stderr,
+				"%s: %s: no such database (not a regular "
+				"file); nothing %s\n",
+				what, **f ? *f : "\"\"",
+				merge ? "merged" : "imported");
+			return EXIT_INPUT;
+		}
+	}
 	st = store_open(db ? db : "results.db", &err);
 	if (!st) {
 		fprintf(stderr, "%s: %s\n", what, err->message);
@@ -308,11 +324,6 @@ static int cmd_import(int argc, char **argv, bool merge)
 		int64_t n, same;
 
 		g_clear_error(&err);
-		if (!**f) {
-			fprintf(stderr, "%s: an empty file name\n", what);
-			rc = EXIT_INPUT;
-			continue;
-		}
 		if (!store_import(st, *f, merge, &n, &same, &err)) {
 			fprintf(stderr, "%s: %s\n", what, err->message);
 			rc = EXIT_INPUT;
@@ -424,8 +435,13 @@ static int cmd_run(int argc, char **argv)
 	hooks.data = &watch;
 	if (isatty(STDERR_FILENO) && !a.quiet && !a.json)
 		hooks.progress_fn = run_progress;
-	if (a.stat_interval && !a.quiet && !a.json)
+	if (a.stat_interval && !a.quiet && !a.json) {
 		hooks.stat_fn = run_stat;
+		/* the statistics come as the run goes: say whose first */
+		printf("qsim: %s, seed %" PRIu64 ": statistics every %s of "
+		       "simulated time\n",
+		       cfg->path, cfg->seed, a.stat_interval);
+	}
 	ok = qsim_model_run_hooks(cfg, &res, &hooks, &err);
 	if (watch.shown)
 		fputs("\r\033[K", stderr);
@@ -437,10 +453,23 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (hooks.stat_fn) /* printed as they came */
 		g_clear_pointer(&res.stat_log, g_free);
-	if (!a.quiet && !a.json)
+	/* cut short in the warm-up: no measured figure exists to show */
+	bool in_warmup = res.interrupted && !res.measured_ps;
+
+	if (!a.quiet && !a.json && !in_warmup)
 		report_summary(stdout, cfg, &res);
 	rc = qsim_results_exit_code(&res);
-	if (res.interrupted) {
+	if (in_warmup) {
+		fprintf(a.quiet || a.json ? stderr : stdout,
+			"INTERRUPTED by %s at simulated time %.6f s, in the "
+			"%.6f s warm-up: nothing measured, nothing stored\n",
+			sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM",
+			(double)res.interrupted_ps / (double)SIM_S,
+			(double)cfg->warmup_ps / (double)SIM_S);
+		rc = 128 + sim_interrupt;
+		store_close(st);
+		st = NULL;
+	} else if (res.interrupted) {
 		/* Decision (docs/cli.md): a run cut short is not stored. */
 		fprintf(a.quiet || a.json ? stderr : stdout,
 			"\nINTERRUPTED by %s at simulated time %.6f s: the "
@@ -464,7 +493,7 @@ static int cmd_run(int argc, char **argv)
 			       st->path);
 		}
 	}
-	if (a.json) {
+	if (a.json && !in_warmup) {
 		g_autofree char *j =
 			report_json(cfg, &res, run_id, st ? st->path : NULL);
 
@@ -825,6 +854,28 @@ static int cmd_torture(int argc, char **argv)
 				"qsim torture: INTERRUPTED after %" PRIu64
 				" seeds\n",
 				res.seeds_run);
+			/* seeds past the done prefix may have run too: going
+			 * on from it repeats them, never skips one */
+			if (res.next_seed == o.first_seed) {
+				fprintf(stderr,
+					"qsim torture: seed %" PRIu64
+					" did not end; the same "
+					"command starts again\n",
+					o.first_seed);
+			} else if (!res.failures || o.keep_going) {
+				fprintf(stderr,
+					"qsim torture: seeds %" PRIu64
+					" to %" PRIu64 " all ran; to go on, "
+					"give the same command with "
+					"--first-seed %" PRIu64,
+					o.first_seed, res.next_seed - 1,
+					res.next_seed);
+				if (o.seeds)
+					fprintf(stderr, " --seeds %" PRIu64,
+						o.first_seed + o.seeds -
+							res.next_seed);
+				fprintf(stderr, "\n");
+			}
 			torture_result_clear(&res);
 			return 128 + sim_interrupt;
 		}
@@ -1202,9 +1253,9 @@ static int cmd_plot(int argc, char **argv)
 static int cmd_export(int argc, char **argv, bool report)
 {
 	g_autofree char *db = NULL, *format = NULL, *table = NULL;
-	g_autofree char *out = NULL;
+	g_autofree char *out = NULL, *tmp = NULL;
 	g_auto(GStrv) tags = NULL, wheres = NULL, rest = NULL;
-	gint last = 0;
+	gint last = G_MININT; /* not given */
 	gboolean lkml = FALSE;
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
 		report ? "[RUN...] - stored runs as a table"
@@ -1254,8 +1305,11 @@ static int cmd_export(int argc, char **argv, bool report)
 	}
 	if (!parse_run_ids(what, rest, ids))
 		return EXIT_INPUT;
-	if (last < 0) {
-		fprintf(stderr, "%s: --last %d: a whole number\n", what, last);
+	if (last == G_MININT) {
+		last = 0; /* the default: report's 20, export's all */
+	} else if (last <= 0) {
+		fprintf(stderr, "%s: --last %d: a whole number from 1\n", what,
+			last);
 		return EXIT_INPUT;
 	}
 	o.db = db ? db : "results.db";
@@ -1267,13 +1321,38 @@ static int cmd_export(int argc, char **argv, bool report)
 	o.lkml = lkml;
 	o.format = format;
 	o.table = table;
-	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "%s: %s: %s\n", what, out, g_strerror(errno));
-		return EXIT_INPUT;
+	/* -o FILE: written beside it and renamed over it only when whole, so
+	 * a failed export leaves FILE as it was */
+	if (out) {
+		int fd;
+
+		tmp = g_strdup_printf("%s.XXXXXX", out);
+		fd = g_mkstemp_full(tmp, O_RDWR, 0666); /* umask applies */
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			fprintf(stderr, "%s: %s: %s\n", what, out,
+				g_strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+				g_unlink(tmp);
+			}
+			return EXIT_INPUT;
+		}
 	}
 	rc = report ? report_main(&o, f, &err) : export_main(&o, f, &err);
-	if (f != stdout)
-		fclose(f);
+	if (f != stdout) {
+		if (fclose(f) && !rc) {
+			rc = 1;
+			g_set_error(&err, G_FILE_ERROR, 1, "%s: %s", out,
+				    g_strerror(errno));
+		}
+		if (!rc && g_rename(tmp, out)) {
+			rc = 1;
+			g_set_error(&err, G_FILE_ERROR, 1, "%s: %s", out,
+				    g_strerror(errno));
+		}
+		if (rc)
+			g_unlink(tmp);
+	}
 	if (rc)
 		fprintf(stderr, "%s: %s\n", what, err->message);
 	return rc ? EXIT_INPUT : EXIT_OK;
@@ -1381,10 +1460,22 @@ static int cmd_validate(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	g_autofree char *prgname = NULL;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_INPUT;
 	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3 &&
+	    strcmp(argv[2], "help") && strcmp(argv[2], "version")) {
+		/* `qsim help CMD` is `qsim CMD --help` */
+		char *args[] = {argv[0], argv[2], "--help", NULL};
+
+		return main(3, args);
+	}
+	/* each command's --help and errors say "qsim CMD" (set once) */
+	prgname = g_strdup_printf("qsim %s", argv[1]);
+	g_set_prgname(prgname);
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "import") == 0)
@@ -1415,16 +1506,19 @@ int main(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		if (argc > 2 && (strcmp(argv[2], "--help") == 0 ||
+				 strcmp(argv[2], "-h") == 0)) {
+			printf("Usage:\n  qsim version - the version, build "
+			       "type and coroutine switch of this binary\n");
+			return EXIT_OK;
+		}
+		if (argc > 2) {
+			fprintf(stderr, "qsim version: no arguments\n");
+			return EXIT_INPUT;
+		}
 		printf("qsim %s (%s, coroutines: %s)\n", store_version(),
 		       store_build_flags(), sim_coro_impl());
 		return EXIT_OK;
-	}
-	if (strcmp(argv[1], "help") == 0 && argc == 3 &&
-	    strcmp(argv[2], "help") && strcmp(argv[2], "version")) {
-		/* `qsim help CMD` is `qsim CMD --help` */
-		char *args[] = {argv[0], argv[2], "--help", NULL};
-
-		return main(3, args);
 	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {

@@ -180,7 +180,7 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		g_autofree char *n = report_thousands(l->acquisitions);
 
 		total_acq += (double)l->acquisitions;
-		fprintf(out, "lock %u    %s acquisitions, %s\n", i, n,
+		fprintf(out, "lock %-5u%s acquisitions, %s\n", i, n,
 			fmt_rate(l->throughput, a, sizeof(a)));
 		if (l->read_acquisitions)
 			fprintf(out,

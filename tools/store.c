@@ -1190,7 +1190,8 @@ static bool import_torture(struct store *st, bool skip_same, GError **error)
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  int64_t *count, int64_t *skipped, GError **error)
 {
-	struct store *s = store_open(src, error); /* a qsim file, migrated */
+	/* a qsim file, migrated; never one created by a misspelled name */
+	struct store *s = NULL;
 	g_auto_stmt att = NULL;
 	g_auto_stmt runs = NULL;
 	g_auto_stmt kids = NULL;
@@ -1200,6 +1201,12 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 
 	*count = 0;
 	*skipped = 0;
+	if (!g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: no such database (not a regular file)", src);
+		return false;
+	}
+	s = store_open(src, error);
 	if (!s)
 		return false;
 	store_close(s);

@@ -218,6 +218,8 @@ struct job {
 	char *fail_text, *fail_report, *fail_trace, *fail_line;
 	GCond changed;
 	unsigned int workers_left;
+	/* seeds finished past res->next_seed (the done prefix's end) */
+	GHashTable *done_after;
 };
 
 static bool job_take(struct job *j, uint64_t *seed)
@@ -237,6 +239,17 @@ static void job_done(struct job *j, uint64_t seed, char *text,
 		     struct qsim_results *res)
 {
 	g_mutex_lock(&j->lock);
+	/* the prefix of seeds all done: what an interrupted run goes on from */
+	if (seed == j->res->next_seed) {
+		j->res->next_seed++;
+		while (g_hash_table_remove(j->done_after, &j->res->next_seed))
+			j->res->next_seed++;
+	} else {
+		uint64_t *k = g_new(uint64_t, 1);
+
+		*k = seed;
+		g_hash_table_add(j->done_after, k);
+	}
 	j->res->seeds_run++;
 	j->res->events += res->events;
 	j->res->sim_seconds += (double)res->measured_ps / (double)SIM_S;
@@ -359,6 +372,9 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	j.next = o->first_seed;
 	j.end = o->seeds ? o->first_seed + o->seeds : UINT64_MAX;
 	j.deadline = o->seeds ? 0 : t0 + (gint64)(o->host_seconds * 1e6);
+	j.done_after = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					     g_free, NULL);
+	res->next_seed = o->first_seed;
 	res->failed = g_array_new(FALSE, FALSE, sizeof(struct torture_failure));
 	g_mutex_init(&j.lock);
 	g_cond_init(&j.changed);
@@ -391,6 +407,7 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	g_thread_pool_free(pool, FALSE, TRUE);
 	g_mutex_clear(&j.lock);
 	g_cond_clear(&j.changed);
+	g_hash_table_destroy(j.done_after);
 	res->interrupted = sim_interrupt != 0;
 	g_array_sort(res->failed, cmp_seed);
 	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
@@ -409,14 +426,35 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				    o->out_dir);
 			goto fail;
 		}
-		if (!write_file(ini, j.fail_text, error) ||
-		    !write_file(trace, j.fail_trace, error) ||
-		    !write_file(report, j.fail_report, error))
-			goto fail;
-		res->first_failing_seed = j.fail_seed;
-		res->first_violation = g_steal_pointer(&j.fail_line);
 		res->replay = g_strdup_printf("qsim run %s --seed %" PRIu64,
 					      ini, j.fail_seed);
+		{
+			g_autofree char *rep = g_strdup_printf(
+				"%sreplay: %s\n",
+				j.fail_report ? j.fail_report : "",
+				res->replay);
+
+			if (!write_file(ini, j.fail_text, error) ||
+			    !write_file(trace, j.fail_trace, error) ||
+			    !write_file(report, rep, error))
+				goto fail;
+		}
+		/* --keep-going: every failing seed's scenario, to replay each
+		 * (the report and trace are the first's) */
+		for (guint i = 0; i < res->failed->len; i++) {
+			const struct torture_failure *f = &g_array_index(
+				res->failed, struct torture_failure, i);
+			g_autofree char *p = NULL;
+
+			if (f->seed == j.fail_seed)
+				continue;
+			p = g_strdup_printf("%s/seed-%" PRIu64 ".ini",
+					    o->out_dir, f->seed);
+			if (!write_file(p, f->scenario, error))
+				goto fail;
+		}
+		res->first_failing_seed = j.fail_seed;
+		res->first_violation = g_steal_pointer(&j.fail_line);
 		if (!o->quiet) {
 			fprintf(out, "\n%s", j.fail_report);
 			fprintf(out, "trace:  %s\nreplay: %s\n", trace,

@@ -47,6 +47,9 @@ struct torture_result {
 	uint64_t events;
 	GArray *failed; /* struct torture_failure, by seed */
 	bool interrupted;
+	/* Every seed from first_seed up to this one (excluded) ran to its
+	 * end: an interrupted torture goes on from here. */
+	uint64_t next_seed;
 };
 
 /* The scenario text torture generates for @seed (deterministic). */
