@@ -277,6 +277,12 @@ START_TEST(test_compare_where_fresh)
 		ck_assert_int_eq(qsim(NULL, &err, "plot", "fairness", "--db",
 				      path, "--run", "99", "-o", bars, NULL),
 				 1);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", "lock.typ", "-o", bars, NULL),
+				 1);
+		ck_assert_msg(strstr(err, "[lock] has no key 'typ'"), "%s",
+			      err);
 	}
 }
 END_TEST

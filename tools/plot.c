@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "tools/compare.h"
+#include "tools/config.h"
 #include "tools/plot.h"
 #include "tools/stats.h"
 
@@ -179,6 +180,17 @@ static bool section_key(const char *opt, const char *v, char **sec, char **key,
 	}
 	*sec = g_strndup(v, (gsize)(dot - v));
 	*key = g_strdup(dot + 1);
+	{
+		g_autoptr(GError) e = NULL;
+
+		if (!cfg_key_check(*sec, *key, &e)) {
+			g_set_error(error, PLOT_ERROR, EXIT_INPUT,
+				    "%s '%s': %s", opt, v, e->message);
+			g_clear_pointer(sec, g_free);
+			g_clear_pointer(key, g_free);
+			return false;
+		}
+	}
 	return true;
 }
 
