@@ -120,6 +120,34 @@ START_TEST(test_list_shows_tree_tunables)
 }
 END_TEST
 
+/*
+ * What a run stores as its scenario is what it ran: for the tree's
+ * powerpc lock, the tree's initial tunables (16 and 64 in the fixture's
+ * arch/powerpc/lib/qspinlock.c, where qsim's own defaults are 32 and
+ * 256), a tunable set in the scenario as set, and none the tree lacks.
+ */
+START_TEST(test_resolved_has_tree_tunables)
+{
+	const char *set[] = {"lock.qspl_head_spins=8", NULL};
+	g_autofree char *text = tu_scenario("kernel_ppc_qspinlock", 2, 2, 1);
+	g_autoptr(GError) err = NULL;
+	struct qsim_config *cfg;
+
+	need("kernel_ppc_qspinlock");
+	cfg = cfg_load_text("k.ini", text, (char **)set, &err);
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	ck_assert_msg(strstr(cfg->resolved, "qspl_steal_spins=16\n"), "%s",
+		      cfg->resolved);
+	ck_assert_msg(strstr(cfg->resolved, "qspl_head_spins=8\n"), "%s",
+		      cfg->resolved);
+	ck_assert_msg(strstr(cfg->resolved, "qspl_pv_yield_owner=1\n"), "%s",
+		      cfg->resolved);
+	ck_assert_msg(!strstr(cfg->resolved, "qspl_pv_yield_prev"), "%s",
+		      cfg->resolved);
+	cfg_free(cfg);
+}
+END_TEST
+
 static uint64_t counter(const struct qsim_results *res, const char *name)
 {
 	for (guint i = 0; i < res->counters->len; i++) {
@@ -226,6 +254,7 @@ int main(void)
 	tcase_add_test(tc, test_types_run_clean);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_unregistered_knob_refused);
+	tcase_add_test(tc, test_resolved_has_tree_tunables);
 	tcase_add_test(tc, test_list_shows_tree_tunables);
 	tcase_add_test(tc, test_tree_counters_by_name);
 	tcase_add_test(tc, test_torture_two_jobs);

@@ -213,25 +213,22 @@ static GArray *build_cases(bool quick)
 					 c.lock, c.vcpus, oc);
 				g_array_append_val(a, c);
 			}
-	/* Long spin: 100 us sections against 1 us, same acquisitions. */
-	for (int i = 0; i < 2; i++) {
+	/* Long spin: 1, 10 and 100 us sections, the same acquisitions (the
+	 * simulated time grows with the section). */
+	for (int i = 0; i < 3; i++) {
+		static const char *const cs[] = {"1us", "10us", "100us"};
+		static const sim_time_t span[] = {SIM_MS, 10 * SIM_MS,
+						  100 * SIM_MS};
+
 		memset(&c, 0, sizeof(c));
 		c.lock = "qspinlock";
 		c.vcpus = c.pcpus = 16;
-		c.cs = i ? "100us" : "1us";
-		c.duration_ps = (i ? 100 * SIM_MS : SIM_MS) / (quick ? 10 : 1);
+		c.cs = cs[i];
+		c.duration_ps = span[i] / (quick ? 10 : 1);
 		c.group = "scale-cs";
 		snprintf(c.name, sizeof(c.name), "longspin-cs-%s", c.cs);
 		g_array_append_val(a, c);
 	}
-	memset(&c, 0, sizeof(c));
-	c.lock = "qspinlock";
-	c.vcpus = c.pcpus = 16;
-	c.cs = "10us";
-	c.duration_ps = 10 * SIM_MS / (quick ? 10 : 1);
-	c.group = "scale-cs";
-	snprintf(c.name, sizeof(c.name), "longspin-cs-10us");
-	g_array_append_val(a, c);
 	/* Duration scaling: the same scenario for 1x, 2x, 4x the time. */
 	for (int i = 0; i < 3; i++) {
 		memset(&c, 0, sizeof(c));
@@ -365,7 +362,7 @@ bool bench_read_json(const char *path, GArray *rows, GError **err)
 void bench_print_compare(FILE *out, const GArray *before, const GArray *now)
 {
 	double logsum = 0;
-	unsigned int n = 0, same = 0;
+	unsigned int n = 0, same = 0, other_time = 0;
 
 	fprintf(out, "%-24s %10s %10s %8s  %s\n", "scenario", "before", "now",
 		"ratio", "simulation");
@@ -392,6 +389,7 @@ void bench_print_compare(FILE *out, const GArray *before, const GArray *now)
 		logsum += log(y / x);
 		n++;
 		same += eq;
+		other_time += a->sim_s != b->sim_s;
 	}
 	if (!n) {
 		fprintf(out, "(no scenario in both)\n");
@@ -401,6 +399,12 @@ void bench_print_compare(FILE *out, const GArray *before, const GArray *now)
 		"geometric mean of %u ratios: %.2fx (below 1: faster now); "
 		"%u of %u simulate the same\n",
 		n, exp(logsum / n), same, n);
+	if (other_time)
+		fprintf(out,
+			"WARNING: %u of %u scenarios simulated another length "
+			"of time before (a --quick file against a full run, "
+			"or the reverse?): their ratios compare unlike runs\n",
+			other_time, n);
 }
 
 static void json_case(JsonBuilder *b, const struct bench_case *c,

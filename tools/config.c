@@ -634,6 +634,41 @@ bool cfg_key_check(const char *section, const char *key, GError **error)
 	return true;
 }
 
+/*
+ * A kernel tree's powerpc lock has its own tunables and defaults (its
+ * debugfs knobs, as the tree sets them): the resolved scenario, stored
+ * with each run and printed by check-config, says what the run used,
+ * so a qspl_* key not set takes the tree's default and one the tree does
+ * not have is left out.
+ */
+static void resolve_tree_knobs(GKeyFile *out, const struct qsim_config *cfg)
+{
+	const struct lk_ops *ops = lk_find(cfg->lock);
+	g_auto(GStrv) have = NULL;
+	unsigned int i = 0;
+
+	if (!ops || !ops->knobs)
+		return;
+	have = ops->knobs(); /* "qspl_NAME=DEFAULT" each */
+#define X(name, def, max, help)                                              \
+	{                                                                    \
+		const char *v = NULL;                                        \
+		size_t n = strlen("qspl_" #name);                            \
+		for (char **h = have; *h && !v; h++)                         \
+			if (strncmp(*h, "qspl_" #name, n) == 0 &&            \
+			    (*h)[n] == '=')                                  \
+				v = *h + n + 1;                              \
+		if (!v)                                                      \
+			g_key_file_remove_key(out, "lock", "qspl_" #name,    \
+					      NULL);                         \
+		else if (!(cfg->qspl_set & (1u << i)))                       \
+			g_key_file_set_value(out, "lock", "qspl_" #name, v); \
+	}                                                                    \
+	i++;
+	QSPL_TUNABLES(X)
+#undef X
+}
+
 /* A time key whose default is "auto" (resolved by the model: SIM_TIME_NEVER
  * until then). */
 static bool time_auto(const struct cfg_key *k)
@@ -1646,13 +1681,27 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 
 				g_autofree char *ve = excerpt(v);
 
-				g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-					    "%s = '%s': expected %s%s", where,
-					    ve, what,
-					    li >= 0 ? ", or one such value per "
-						      "noise partition, comma "
-						      "separated"
-						    : "");
+				/* a kernel tree's lock in a build without it */
+				bool ktree = strcmp(k->section, "lock") == 0 &&
+					     strcmp(k->key, "type") == 0 &&
+					     g_str_has_prefix(v, "kernel_");
+
+				g_set_error(
+					error, CFG_ERROR, CFG_ERROR_VALUE,
+					"%s = '%s': expected %s%s%s", where, ve,
+					what,
+					li >= 0 ? ", or one such value per "
+						  "noise partition, comma "
+						  "separated"
+						: "",
+					ktree ? " (the kernel_* types come "
+						"from a kernel tree given "
+						"when qsim is configured, "
+						"-DQSIM_KERNEL_TREE=DIR or "
+						"tools/setup.sh --kernel-tree "
+						"DIR, each from the files the "
+						"tree has: docs/kernel-tree.md)"
+					      : "");
 				return NULL;
 			}
 			g_key_file_set_value(out, k->section, k->key, v);
@@ -1675,6 +1724,7 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 	if (cfg->overcommit_req > 0) /* the pCPUs it derived */
 		g_key_file_set_integer(out, "machine", "pcpus",
 				       (gint)cfg->pcpus);
+	resolve_tree_knobs(out, cfg);
 	cfg->resolved = g_key_file_to_data(out, NULL, NULL);
 	return g_steal_pointer(&cfg);
 }

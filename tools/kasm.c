@@ -452,7 +452,8 @@ static void bad(struct xlate *x, const char *what)
 	       "asm not modelled: %s in \"%s\"\n"
 	       "  the whole template: \"%s\"\n"
 	       "  qsim models the instructions of powerpc lock code "
-	       "(docs/kernel-tree.md, \"Inline assembly\"); add a model in "
+	       "(docs/kernel-tree.md, \"What the build does\", item 3, "
+	       "\"Inline asm, fail-closed\"); add a model in "
 	       "tools/kasm.c",
 	       what, x->insn, x->a->tmpl->str);
 }

@@ -598,7 +598,12 @@ static int cmd_list(int argc, char **argv)
 		for (unsigned int i = 0; lk_registry[i]; i++) {
 			const struct lk_ops *o = lk_registry[i];
 
-			printf("  %-14s %s\n", o->name, o->desc);
+			/* a kernel tree's names are longer: their own line */
+			if (strlen(o->name) > 14)
+				printf("  %s\n  %-14s %s\n", o->name, "",
+				       o->desc);
+			else
+				printf("  %-14s %s\n", o->name, o->desc);
 			print_lock_params(o);
 		}
 		any = true;
@@ -1413,7 +1418,7 @@ static char *validation_dir(void)
 static int cmd_validate(int argc, char **argv)
 {
 	g_autofree char *dir = NULL, *md = NULL;
-	gint seeds = 0, jobs = 0;
+	gint seeds = G_MININT, jobs = G_MININT; /* G_MININT: not given */
 	gboolean list = FALSE;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("[NAME...]");
 	g_autoptr(GError) err = NULL;
@@ -1438,11 +1443,16 @@ static int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "qsim validate: %s\n", err->message);
 		return EXIT_INPUT;
 	}
-	if (seeds < 0 || seeds > 1000 || jobs < 0 || jobs > 256) {
+	if ((seeds != G_MININT && (seeds < 1 || seeds > 1000)) ||
+	    (jobs != G_MININT && (jobs < 1 || jobs > 256))) {
 		fprintf(stderr, "qsim validate: --seeds from 1 to 1000, --jobs "
 				"from 1 to 256\n");
 		return EXIT_INPUT;
 	}
+	if (seeds == G_MININT)
+		seeds = 0; /* each case's */
+	if (jobs == G_MININT)
+		jobs = 0; /* the host's cores */
 	if (!dir)
 		dir = validation_dir();
 	o.dir = dir;

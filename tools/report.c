@@ -420,6 +420,20 @@ char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 	j_str(b, "scenario", cfg->path);
 	J_I(b, "seed", cfg->seed);
 	j_str(b, "lock", cfg->lock);
+	{
+		/* a kernel tree's lock: which tree, as the summary says */
+		const struct lk_ops *ops = lk_find(cfg->lock);
+		const struct lk_ktree_identity *id = lk_ktree_identity();
+
+		if (ops && ops->kernel_tree && id) {
+			json_builder_set_member_name(b, "kernel_tree");
+			json_builder_begin_object(b);
+			j_str(b, "path", id->path);
+			j_str(b, "version", id->version);
+			j_str(b, "describe", id->describe);
+			json_builder_end_object(b);
+		}
+	}
 	j_str(b, "policy", cfg->policy);
 	J_I(b, "vcpus", cfg->vcpus);
 	J_I(b, "pcpus", cfg->pcpus);

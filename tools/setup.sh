@@ -61,8 +61,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
+# Quiet but for what it found in a kernel tree (docs/kernel-tree.md, step
+# 2: the version and lock files it builds, or that it has none of a kind).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQSIM_WERROR="$werror" \
-	-DQSIM_KERNEL_TREE="$ktree" >/dev/null
+	-DQSIM_KERNEL_TREE="$ktree" | { grep '^-- kernel tree' || true; }
 cmake --build build -j"$jobs"
 
 if [ "$test" -eq 1 ]; then

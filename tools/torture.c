@@ -465,16 +465,22 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	g_free(j.fail_report);
 	g_free(j.fail_trace);
 	g_free(j.fail_line);
-	if (!o->quiet)
+	if (!o->quiet) {
+		char simt
+			[32]; /* "50.3us": a failure in the first microseconds */
+
+		sim_format_time((sim_time_t)(res->sim_seconds * (double)SIM_S),
+				simt, sizeof(simt));
 		fprintf(out,
 			"\ntorture: %" PRIu64 " seeds in %.3f s host (%.1f "
-			"schedules/s, %.3f s simulated, %" PRIu64
+			"schedules/s, %s simulated, %" PRIu64
 			" events), %" PRIu64 " failed\n",
 			res->seeds_run, res->host_seconds,
 			res->host_seconds > 0
 				? (double)res->seeds_run / res->host_seconds
 				: 0,
-			res->sim_seconds, res->events, res->failures);
+			simt, res->events, res->failures);
+	}
 	return true;
 fail:
 	g_free(j.fail_text);

@@ -522,8 +522,12 @@ static void print_case(FILE *out, GString *md, struct val_case *c)
 				? g_strdup_printf("%.2f",
 						  f->simulated / f->published)
 				: g_strdup("");
-		fprintf(out, "    %-46s %10s %12s %8s  %s\n", f->label,
-			sim->str, pub->str, ratio, f->pass ? "pass" : "FAIL");
+		/* a label wider than its column gets a line of its own */
+		if (strlen(f->label) > 46)
+			fprintf(out, "    %s\n", f->label);
+		fprintf(out, "    %-46s %10s %12s %8s  %s\n",
+			strlen(f->label) > 46 ? "" : f->label, sim->str,
+			pub->str, ratio, f->pass ? "pass" : "FAIL");
 		if (md)
 			g_string_append_printf(
 				md, "| %s | %s | %s | %s | %s |\n", f->label,
@@ -588,7 +592,10 @@ static bool check_variants(struct val_case *c, GError **error)
 			cfg_load_text(c->path, c->base, v->sets, error);
 
 		if (!cfg) {
-			g_prefix_error(error, "[variant %s]: ", v->name);
+			/* the override's message says --set: name the file
+			 * and the section's key it came from */
+			g_prefix_error(error, "%s: [variant %s] set: ", c->path,
+				       v->name);
 			return false;
 		}
 		cfg_free(cfg);
@@ -691,9 +698,10 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 		}
 	}
 	fprintf(out,
-		"\nvalidate: %u of %u figures pass in %u cases (%.1f s "
+		"\nvalidate: %u of %u figures pass in %u case%s (%.1f s "
 		"host)\n",
 		res->passed, res->figures, res->cases,
+		res->cases == 1 ? "" : "s",
 		(double)(g_get_monotonic_time() - t0) / 1e6);
 	if (md) {
 		ok = g_file_set_contents(o->md_path, md->str, -1, error);
