@@ -466,8 +466,8 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	g_free(j.fail_trace);
 	g_free(j.fail_line);
 	if (!o->quiet) {
-		char simt
-			[32]; /* "50.3us": a failure in the first microseconds */
+		/* with a unit: "86.9us" for a failure in the first microseconds */
+		char simt[32];
 
 		sim_format_time((sim_time_t)(res->sim_seconds * (double)SIM_S),
 				simt, sizeof(simt));
