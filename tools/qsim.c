@@ -667,7 +667,7 @@ static int cmd_torture(int argc, char **argv)
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
 	g_autofree char *seeds = NULL, *time = NULL, *out = NULL, *first = NULL;
 	g_autofree char *db = NULL, *tag = NULL, *memory = NULL;
-	gint jobs = 0;
+	gint jobs = G_MININT; /* not given: the host's cores */
 	gboolean keep_going = FALSE, no_store = FALSE;
 	struct store *st = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
@@ -805,7 +805,7 @@ static int cmd_torture(int argc, char **argv)
 			o.first_seed, o.seeds, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
-	if (jobs < 0 || jobs > 256) {
+	if (jobs != G_MININT && (jobs < 1 || jobs > 256)) {
 		fprintf(stderr, "qsim torture: --jobs %d: from 1 to 256\n",
 			jobs);
 		return EXIT_INPUT;
@@ -813,7 +813,7 @@ static int cmd_torture(int argc, char **argv)
 	o.lock = lock;
 	o.mapping = mapping;
 	o.mutant = mutant;
-	o.jobs = (unsigned int)jobs;
+	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
 	o.keep_going = keep_going;
 	o.out_dir = out ? out : "torture-out";
 	if (mutant && !mapping)
@@ -903,7 +903,7 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	g_auto(GStrv) vary = NULL, grid = NULL, sets = NULL, tagged = NULL;
 	g_auto(GStrv) wheres = NULL, metrics = NULL, fail_if = NULL;
 	g_auto(GStrv) files = NULL;
-	gint jobs = 0;
+	gint jobs = G_MININT; /* not given: the host's cores */
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
 		sweep ? "FILE.ini - a scenario over a grid of key values"
 		      : "[FILE.ini...] - variants over seeds, with a verdict");
@@ -993,7 +993,7 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 			what, first, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
-	if (jobs < 0 || jobs > 256) {
+	if (jobs != G_MININT && (jobs < 1 || jobs > 256)) {
 		fprintf(stderr, "%s: --jobs %d: from 1 to 256\n", what, jobs);
 		return EXIT_INPUT;
 	}
@@ -1014,7 +1014,7 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	o.csv = csv;
 	o.tag = tag;
 	o.emit = emit;
-	o.jobs = (unsigned int)jobs;
+	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
 	o.sweep = sweep;
 	o.progress_tty = isatty(STDERR_FILENO);
 	catch_signals();
@@ -1458,7 +1458,7 @@ static int cmd_validate(int argc, char **argv)
 	o.dir = dir;
 	o.names = argc > 1 ? argv + 1 : NULL;
 	o.seeds = (unsigned int)seeds;
-	o.jobs = (unsigned int)jobs;
+	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
 	o.list = list;
 	o.md_path = md;
 	if (!validate_main(&o, &res, stdout, &err)) {
