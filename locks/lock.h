@@ -143,6 +143,8 @@ struct lk_ktree_identity {
 	const char *const (*files)[2];
 };
 const struct lk_ktree_identity *lk_ktree_identity(void);
+/* The tree lock type @lock was built from; NULL for qsim's own locks. */
+const struct lk_ktree_identity *lk_ktree_of(const char *lock);
 
 /* NULL-terminated, in `qsim list` order. */
 extern const struct lk_ops *const lk_registry[];

@@ -122,6 +122,13 @@ const struct lk_ktree_identity *lk_ktree_identity(void)
 }
 #endif
 
+const struct lk_ktree_identity *lk_ktree_of(const char *lock)
+{
+	const struct lk_ops *ops = lk_find(lock);
+
+	return ops && ops->kernel_tree ? lk_ktree_identity() : NULL;
+}
+
 const struct lk_ops *lk_find(const char *name)
 {
 	for (unsigned int i = 0; lk_registry[i]; i++)

@@ -634,6 +634,18 @@ bool cfg_key_check(const char *section, const char *key, GError **error)
 	return true;
 }
 
+/* In a tree lock's knobs ("qspl_NAME=DEFAULT" each), @name's default;
+ * NULL if the tree has no such tunable. */
+static const char *knob_default(char **have, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **h = have; *h; h++)
+		if (strncmp(*h, name, n) == 0 && (*h)[n] == '=')
+			return *h + n + 1;
+	return NULL;
+}
+
 /*
  * A kernel tree's powerpc lock has its own tunables and defaults (its
  * debugfs knobs, as the tree sets them): the resolved scenario, stored
@@ -652,12 +664,8 @@ static void resolve_tree_knobs(GKeyFile *out, const struct qsim_config *cfg)
 	have = ops->knobs(); /* "qspl_NAME=DEFAULT" each */
 #define X(name, def, max, help)                                              \
 	{                                                                    \
-		const char *v = NULL;                                        \
-		size_t n = strlen("qspl_" #name);                            \
-		for (char **h = have; *h && !v; h++)                         \
-			if (strncmp(*h, "qspl_" #name, n) == 0 &&            \
-			    (*h)[n] == '=')                                  \
-				v = *h + n + 1;                              \
+		const char *v = knob_default(have, "qspl_" #name);           \
+                                                                             \
 		if (!v)                                                      \
 			g_key_file_remove_key(out, "lock", "qspl_" #name,    \
 					      NULL);                         \
@@ -1387,16 +1395,16 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		g_auto(GStrv) have = ops->knobs();
 		unsigned int i = 0;
 
-		for (char **h = have; *h; h++) /* "name=default": the names */
-			if (strchr(*h, '='))
-				*strchr(*h, '=') = '\0';
-
 #define X(name, def, max, help)                                              \
 	if ((cfg->qspl_set & (1u << i)) &&                                   \
-	    !g_strv_contains((const char *const *)have, "qspl_" #name)) {    \
-		g_autofree char *list = g_strjoinv(", ", have);              \
+	    !knob_default(have, "qspl_" #name)) {                            \
+		g_autofree char *list = NULL;                                \
 		const struct lk_ktree_identity *id = lk_ktree_identity();    \
                                                                              \
+		for (char **h = have; *h; h++) /* the names */               \
+			if (strchr(*h, '='))                                 \
+				*strchr(*h, '=') = '\0';                     \
+		list = g_strjoinv(", ", have);                               \
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,               \
 			    "%s: [lock] qspl_" #name                         \
 			    ": lock %s (Linux %s) has no such tunable; its " \

@@ -459,24 +459,26 @@ static int cmd_run(int argc, char **argv)
 	if (!a.quiet && !a.json && !in_warmup)
 		report_summary(stdout, cfg, &res);
 	rc = qsim_results_exit_code(&res);
-	if (in_warmup) {
-		fprintf(a.quiet || a.json ? stderr : stdout,
-			"INTERRUPTED by %s at simulated time %.6f s, in the "
-			"%.6f s warm-up: nothing measured, nothing stored\n",
-			sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM",
-			(double)res.interrupted_ps / (double)SIM_S,
-			(double)cfg->warmup_ps / (double)SIM_S);
-		rc = 128 + sim_interrupt;
-		store_close(st);
-		st = NULL;
-	} else if (res.interrupted) {
+	if (res.interrupted) {
 		/* Decision (docs/cli.md): a run cut short is not stored. */
-		fprintf(a.quiet || a.json ? stderr : stdout,
-			"\nINTERRUPTED by %s at simulated time %.6f s: the "
-			"figures above cover the measured time before it; "
-			"nothing stored\n",
-			sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM",
-			(double)res.interrupted_ps / (double)SIM_S);
+		FILE *f = a.quiet || a.json ? stderr : stdout;
+		const char *sig =
+			sim_interrupt == SIGINT ? "SIGINT" : "SIGTERM";
+		double at = (double)res.interrupted_ps / (double)SIM_S;
+
+		if (in_warmup)
+			fprintf(f,
+				"INTERRUPTED by %s at simulated time %.6f s, "
+				"in the %.6f s warm-up: nothing measured, "
+				"nothing stored\n",
+				sig, at,
+				(double)cfg->warmup_ps / (double)SIM_S);
+		else
+			fprintf(f,
+				"\nINTERRUPTED by %s at simulated time %.6f s: "
+				"the figures above cover the measured time "
+				"before it; nothing stored\n",
+				sig, at);
 		rc = 128 + sim_interrupt;
 		store_close(st);
 		st = NULL;
@@ -662,6 +664,18 @@ static int cmd_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* --jobs J as given (G_MININT: not given, the host's cores, 0) into
+ * @jobs; false, having said why, if out of range. */
+static bool jobs_option(const char *what, gint given, unsigned int *jobs)
+{
+	if (given != G_MININT && (given < 1 || given > 256)) {
+		fprintf(stderr, "%s: --jobs %d: from 1 to 256\n", what, given);
+		return false;
+	}
+	*jobs = given == G_MININT ? 0 : (unsigned int)given;
+	return true;
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -805,15 +819,11 @@ static int cmd_torture(int argc, char **argv)
 			o.first_seed, o.seeds, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
-	if (jobs != G_MININT && (jobs < 1 || jobs > 256)) {
-		fprintf(stderr, "qsim torture: --jobs %d: from 1 to 256\n",
-			jobs);
+	if (!jobs_option("qsim torture", jobs, &o.jobs))
 		return EXIT_INPUT;
-	}
 	o.lock = lock;
 	o.mapping = mapping;
 	o.mutant = mutant;
-	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
 	o.keep_going = keep_going;
 	o.out_dir = out ? out : "torture-out";
 	if (mutant && !mapping)
@@ -993,10 +1003,8 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 			what, first, CFG_SEED_MAX);
 		return EXIT_INPUT;
 	}
-	if (jobs != G_MININT && (jobs < 1 || jobs > 256)) {
-		fprintf(stderr, "%s: --jobs %d: from 1 to 256\n", what, jobs);
+	if (!jobs_option(what, jobs, &o.jobs))
 		return EXIT_INPUT;
-	}
 	if (db && !*db) {
 		fprintf(stderr, "%s: --db needs a file name\n", what);
 		return EXIT_INPUT;
@@ -1014,7 +1022,6 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	o.csv = csv;
 	o.tag = tag;
 	o.emit = emit;
-	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
 	o.sweep = sweep;
 	o.progress_tty = isatty(STDERR_FILENO);
 	catch_signals();
@@ -1443,22 +1450,19 @@ static int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "qsim validate: %s\n", err->message);
 		return EXIT_INPUT;
 	}
-	if ((seeds != G_MININT && (seeds < 1 || seeds > 1000)) ||
-	    (jobs != G_MININT && (jobs < 1 || jobs > 256))) {
-		fprintf(stderr, "qsim validate: --seeds from 1 to 1000, --jobs "
-				"from 1 to 256\n");
+	if (seeds != G_MININT && (seeds < 1 || seeds > 1000)) {
+		fprintf(stderr, "qsim validate: --seeds %d: from 1 to 1000\n",
+			seeds);
 		return EXIT_INPUT;
 	}
-	if (seeds == G_MININT)
-		seeds = 0; /* each case's */
-	if (jobs == G_MININT)
-		jobs = 0; /* the host's cores */
+	if (!jobs_option("qsim validate", jobs, &o.jobs))
+		return EXIT_INPUT;
 	if (!dir)
 		dir = validation_dir();
 	o.dir = dir;
 	o.names = argc > 1 ? argv + 1 : NULL;
-	o.seeds = (unsigned int)seeds;
-	o.jobs = jobs == G_MININT ? 0 : (unsigned int)jobs; /* 0: cores */
+	/* 0: each case's own */
+	o.seeds = seeds == G_MININT ? 0 : (unsigned int)seeds;
 	o.list = list;
 	o.md_path = md;
 	if (!validate_main(&o, &res, stdout, &err)) {

@@ -108,6 +108,19 @@ static const char *unit_singular(enum wl_type t)
 	}
 }
 
+/* The value of the run's counter @name (0 if it has none). */
+static uint64_t counter_of(const struct qsim_results *res, const char *name)
+{
+	for (guint i = 0; res->counters && i < res->counters->len; i++) {
+		const struct qsim_counter *k =
+			&g_array_index(res->counters, struct qsim_counter, i);
+
+		if (!strcmp(k->name, name))
+			return k->value;
+	}
+	return 0;
+}
+
 void report_summary(FILE *out, const struct qsim_config *cfg,
 		    const struct qsim_results *res)
 {
@@ -135,10 +148,9 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 		cfg_overcommit(cfg), cfg->policy,
 		sim_format_time(cfg_slice(cfg), a, sizeof(a)));
 	{
-		const struct lk_ops *ops = lk_find(cfg->lock);
-		const struct lk_ktree_identity *id = lk_ktree_identity();
+		const struct lk_ktree_identity *id = lk_ktree_of(cfg->lock);
 
-		if (ops && ops->kernel_tree && id) {
+		if (id) {
 			unsigned int n = 0;
 
 			while (id->files[n][0])
@@ -310,20 +322,10 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 			100 * (double)tot.dtl_wait_ready_ps / vt);
 	}
 	if (cfg->ipi_prob > 0) {
-		uint64_t calls = 0, wait = 0, handled = 0;
+		uint64_t calls = counter_of(res, "sim_ipi_calls");
+		uint64_t wait = counter_of(res, "sim_ipi_wait_ps");
+		uint64_t handled = counter_of(res, "sim_ipi_handled");
 
-		for (guint i = 0; res->counters && i < res->counters->len;
-		     i++) {
-			const struct qsim_counter *k = &g_array_index(
-				res->counters, struct qsim_counter, i);
-
-			if (!strcmp(k->name, "sim_ipi_calls"))
-				calls = k->value;
-			else if (!strcmp(k->name, "sim_ipi_wait_ps"))
-				wait = k->value;
-			else if (!strcmp(k->name, "sim_ipi_handled"))
-				handled = k->value;
-		}
 		fprintf(out,
 			"ipis      %" PRIu64 " cross-calls, waited %.2fus each "
 			"on average, %.1f%% of vCPU time; %" PRIu64
@@ -422,10 +424,9 @@ char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 	j_str(b, "lock", cfg->lock);
 	{
 		/* a kernel tree's lock: which tree, as the summary says */
-		const struct lk_ops *ops = lk_find(cfg->lock);
-		const struct lk_ktree_identity *id = lk_ktree_identity();
+		const struct lk_ktree_identity *id = lk_ktree_of(cfg->lock);
 
-		if (ops && ops->kernel_tree && id) {
+		if (id) {
 			json_builder_set_member_name(b, "kernel_tree");
 			json_builder_begin_object(b);
 			j_str(b, "path", id->path);

@@ -993,12 +993,11 @@ static bool insert_hists(struct store *st, int64_t run,
 static bool insert_ktree(struct store *st, int64_t run,
 			 const struct qsim_config *cfg, GError **error)
 {
-	const struct lk_ops *ops = lk_find(cfg->lock);
-	const struct lk_ktree_identity *id = lk_ktree_identity();
+	const struct lk_ktree_identity *id = lk_ktree_of(cfg->lock);
 	g_auto_stmt s = NULL;
 	g_auto_stmt f = NULL;
 
-	if (!ops || !ops->kernel_tree || !id)
+	if (!id)
 		return true;
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO kernel_tree (run_id, path, "

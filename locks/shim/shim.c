@@ -42,12 +42,10 @@ void lk_shim_rmw_fence(void)
 
 	if (!c)
 		return;
-	if (c->sim->mem.topo.llsc) {
+	if (c->sim->mem.topo.llsc)
 		lk_shim_barrier(1);
-		return;
-	}
-	if (c->mm)
-		sim_mm_fence(c, SIM_FENCE_SYNC);
+	else /* the store buffer was drained before it ran: ordering only */
+		sim_cpu_sync_stores(c);
 }
 
 static void relax_at(const void *frame)
