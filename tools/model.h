@@ -38,8 +38,6 @@
 	X(lwp_max_ns, R, "longest hand-off delay from waiter preemption")      \
 	X(read_acquisitions, I, "of them as a reader (rwlocks; schema 3)")     \
 	X(write_acquisitions, I, "of them as a writer or plain locker")        \
-	X(units, I,                                                            \
-	  "units of work finished, the workload's figure (schema 10)")         \
 	X(read_lat_mean_ns, R, "readers' mean acquisition latency")            \
 	X(read_lat_p99_ns, R, "readers' acquisition latency, 99th percentile") \
 	X(write_lat_mean_ns, R, "writers' mean acquisition latency")           \

@@ -481,6 +481,51 @@ static bool backfill_params(struct store *st, GError **error)
 	return true;
 }
 
+/*
+ * Today's result columns a migrated file lacks, added (NULL in its old
+ * rows).  The steps below are what each version added as it was
+ * released; some columns reached the lists within a version (schema 2's
+ * KVM counters, the adversary's spurious returns) and were in no step,
+ * so a file made before them failed every insert.  This pass makes any
+ * older file take today's rows, whatever its history.
+ */
+static bool add_missing_columns(struct store *st, GError **error)
+{
+	static const struct {
+		const char *table, *name, *type;
+	} cols[] = {
+#define X(name, kind, help) {"lock_results", #name, COL_SQL_##kind},
+		QSIM_LOCK_COLS(X)
+#undef X
+#define X(name, kind, help) {"vcpu_results", #name, COL_SQL_##kind},
+			QSIM_VCPU_COLS(X)
+#undef X
+#define X(name, doc) {"vcpu_results", "hv_" #name, "INTEGER"},
+				HV_VCPU_STATS(X)
+#undef X
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cols); i++) {
+		g_autofree char *q = g_strdup_printf(
+			"SELECT COUNT(*) FROM pragma_table_info('%s') WHERE "
+			"name = '%s'",
+			cols[i].table, cols[i].name);
+		int64_t n = query_int(st, q, error);
+		g_autofree char *add = NULL;
+
+		if (n < 0)
+			return false;
+		if (n)
+			continue;
+		add = g_strdup_printf("ALTER TABLE %s ADD COLUMN %s %s;",
+				      cols[i].table, cols[i].name,
+				      cols[i].type);
+		if (!exec(st, add, error))
+			return false;
+	}
+	return true;
+}
+
 /* Inside the caller's write transaction. */
 static bool migrate(struct store *st, GError **error)
 {
@@ -585,17 +630,42 @@ static bool migrate(struct store *st, GError **error)
 		/* 12 -> 13: the memory model of a torture run. */
 		[12] = TORTURE_MEMORY_DDL
 		"ALTER TABLE lock_results ADD COLUMN nested INTEGER;\n",
+		/* 13 -> 14: lock_results.units goes (below). */
+		[13] = "",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
 
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
-		g_autofree char *sql = g_strdup_printf(
-			"%sPRAGMA user_version = %d;\n", steps[v], v + 1);
+		/*
+		 * Files made new at 10 to 13 had a lock_results.units column
+		 * (a lock has no units of work; it was always 0) that step 9
+		 * did not add, so such files and migrated ones differed and
+		 * could not be merged: 14 has it nowhere.
+		 */
+		int64_t drop_units =
+			v != 13 ? 0
+				: query_int(st,
+					    "SELECT COUNT(*) FROM "
+					    "pragma_table_info('lock_results') "
+					    "WHERE name = 'units'",
+					    error);
+		g_autofree char *sql = NULL;
+
+		if (drop_units < 0)
+			return false;
+		sql = g_strdup_printf(
+			"%s%sPRAGMA user_version = %d;\n", steps[v],
+			drop_units ? "ALTER TABLE lock_results DROP COLUMN "
+				     "units;\n"
+				   : "",
+			v + 1);
 
 		if (!exec(st, sql, error))
 			return false;
 	}
+	if (!add_missing_columns(st, error))
+		return false;
 	return version >= 12 || backfill_params(st, error);
 }
 
