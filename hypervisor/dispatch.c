@@ -47,6 +47,7 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 {
 	struct hv *hv = p->hv;
 
+	QSIM_BUG_ON(hv_vcpu_lent(v)); /* one dispatch at a time */
 	p->inherit = inherit;
 	/* A conferred slice stays on the conferrer's bill (and a slice
 	 * conferred on again, on the first conferrer's). */
@@ -115,6 +116,9 @@ static bool confer_instead(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
 void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
+	/* The bill of the dispatch that ended here: its vCPU, if queued,
+	 * may be dispatched again now (hv_vcpu_lent). */
+	struct hv_vcpu *lender = p->payer;
 	struct hv_vcpu *v = hv->ops->pick(hv, p);
 
 	QSIM_BUG_ON(p->cur != NULL);
@@ -123,6 +127,12 @@ void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 			p->idle_since = t;
 	} else if (!v->confer_n || !confer_instead(p, v, t)) {
 		hv_pcpu_start(p, v, t, false);
+	}
+	/* If this pCPU took another, a free one takes the lender. */
+	if (lender && lender->on_rq && hv->ops->shared_queue && !hv->kicking) {
+		hv->kicking = true;
+		hv_kick_idle_pcpus(hv, t);
+		hv->kicking = false;
 	}
 	hv_whole_core_kick(hv, t);
 }
@@ -270,9 +280,23 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 /* Charge a running @v's CPU time up to @t to every account. */
 void hv_charge(struct hv_vcpu *v, sim_time_t t)
 {
+	struct hv_vcpu *payer = hv_payer(v);
+	sim_time_t d = t - v->dispatched_at;
+
 	if (t <= v->dispatched_at)
 		return;
-	hv_payer(v)->win_used_ps += t - v->dispatched_at;
+	/* Entitlement windows: what goes beyond the payer's entitlement is
+	 * spare capacity, its partition's uncapped share. */
+	if (v->hv->ops->window) {
+		sim_time_t ent = hv_vcpu_entitlement(v->hv, payer);
+		sim_time_t before = payer->win_used_ps;
+
+		if (before + d > ent)
+			payer->part->spare_vt +=
+				(before + d - SIM_MAX(before, ent)) *
+				HV_SPARE_SCALE / hv_vcpu_weight(payer);
+	}
+	payer->win_used_ps += d;
 	v->run_ps += t - v->dispatched_at;
 	v->cpu_ps += t - v->dispatched_at;
 	v->dispatched_at = t;
@@ -340,8 +364,12 @@ void hv_vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why)
  */
 void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 {
+	struct hv *hv = p->hv;
+
 	hv_vcpu_preempt(p->cur, t, why);
 	hv_pcpu_pick(p, t);
+	if (hv->ops->shared_queue)
+		hv_kick_idle_pcpus(hv, t);
 }
 
 /*

@@ -209,6 +209,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		return hcall_exit(v, H_SUCCESS);
 	}
 	if (!(yield_count & 1) || tv->state != HV_RUNNABLE || tv->confer_n ||
+	    hv_vcpu_lent(tv) ||
 	    (hv->p.prod_cuts_directed_confer && v->prod_latch)) {
 		if (v->prod_latch && hv->p.prod_cuts_directed_confer) {
 			v->prod_latch = false;

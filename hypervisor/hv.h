@@ -270,8 +270,13 @@ struct hv_partition {
 	unsigned int entitlement_cpu;
 	bool capped;
 	unsigned int weight;
+	/* PowerVM: spare (beyond-entitlement) CPU time used, in ps scaled
+	 * by HV_SPARE_SCALE / weight: the uncapped share's virtual time. */
+	uint64_t spare_vt;
 	unsigned int ple_next; /* pause-loop exits: next vCPU to consider */
 };
+
+#define HV_SPARE_SCALE 256u
 
 struct hv_params {
 	const char *policy;
@@ -351,6 +356,11 @@ struct hv_policy_ops {
 	 * target takes the yielder's pCPU and the rest of its slice
 	 * (PowerVM's H_CONFER). */
 	bool yield_in_place;
+	/* One run queue for the pool: whichever pCPU is free takes a
+	 * queued vCPU it may run, so a vCPU preempted into the queue is
+	 * offered to the idle pCPUs too (they may have idled when nothing
+	 * queued was eligible). */
+	bool shared_queue;
 };
 
 struct hv {
@@ -388,13 +398,29 @@ static inline bool hv_pcpu_free(const struct hv_pcpu *p)
 	return !p->cur && !p->polling;
 }
 
-/* May @p dispatch @v now (whole-core dispatch: its core is free or runs
- * @v's partition)? */
+/*
+ * Is @v's dispatch lent: does a pCPU run another vCPU on @v's bill (a
+ * slice @v conferred, or one its confer structure gave away)?  A virtual
+ * processor has one dispatch at a time; PAPR's confer gives away "the
+ * remainder of the current dispatch", so @v is not dispatched again
+ * until that slice ends (docs/hypervisor.md, "Slices and confers").
+ */
+static inline bool hv_vcpu_lent(const struct hv_vcpu *v)
+{
+	const struct hv_pcpu *p = v->paying;
+
+	return p && p->payer == v && p->cur && p->cur != v;
+}
+
+/* May @p dispatch @v now (its dispatch is not lent; whole-core dispatch:
+ * its core is free or runs @v's partition)? */
 static inline bool hv_may_dispatch(const struct hv *hv, const struct hv_pcpu *p,
 				   const struct hv_vcpu *v)
 {
 	int owner;
 
+	if (hv_vcpu_lent(v))
+		return false;
 	if (!hv->p.whole_core)
 		return true;
 	owner = hv->core_owner[p->id / hv->p.smt];

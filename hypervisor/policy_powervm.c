@@ -8,12 +8,12 @@
  * order, for at most a slice and at most what it has left.  One that has
  * used its entitlement waits for the next window if its partition is
  * capped; if uncapped it may use capacity nobody entitled wants, shared
- * between the uncapped partitions in proportion to their weights (a
- * weighted draw from the dispatcher's stream).  Each vCPU's window runs at
+ * between the uncapped partitions in proportion to their weights (the
+ * partition with the least spare time for its weight goes first).  Each vCPU's window runs at
  * a phase of its own, and each has a home pCPU that it is dispatched on
  * when it becomes runnable and that pCPU is free.  docs/hypervisor.md.
  */
-#include "hypervisor/hv.h"
+#include "hypervisor/hv_internal.h"
 
 /* CPU time used in this window, counting a dispatch under way. */
 static sim_time_t used_now(const struct hv *hv, const struct hv_vcpu *v)
@@ -44,10 +44,32 @@ static void pvm_enqueue(struct hv *hv, struct hv_vcpu *v)
 	hv_rq_push_tail(hv, v);
 }
 
+/* Each partition's spare time for its weight (spare_vt), counting the
+ * dispatches under way. */
+static void spare_vts(struct hv *hv, uint64_t *vt)
+{
+	for (unsigned int id = 0; id < hv->nparts; id++)
+		vt[id] = hv->parts[id]->spare_vt;
+	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
+		struct hv_vcpu *c = hv->pcpus[i].cur, *payer;
+		sim_time_t ent, before, now;
+
+		if (!c || c->state != HV_RUNNING)
+			continue;
+		payer = hv_payer(c);
+		ent = hv_vcpu_entitlement(hv, payer);
+		before = payer->win_used_ps;
+		now = before + hv_uncharged(hv, c);
+		if (now > ent)
+			vt[payer->part->id] += (now - SIM_MAX(before, ent)) *
+					       HV_SPARE_SCALE /
+					       hv_vcpu_weight(payer);
+	}
+}
+
 static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 {
 	struct hv_vcpu *v;
-	uint64_t total = 0, draw;
 
 	/* Entitled vCPUs first, first come first served: affinity decides
 	 * where a vCPU goes when it becomes runnable (pvm_target), not who
@@ -59,34 +81,61 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 		}
 	}
 	/*
-	 * Spare capacity: draw an uncapped partition with a vCPU waiting,
-	 * in proportion to its weight, then take its first waiting vCPU.
-	 * (Weighting vCPUs instead would favour whichever partition has
-	 * more vCPUs waiting, i.e. the one that has been losing.)
+	 * Spare capacity goes to the uncapped partition with a vCPU waiting
+	 * that has had the least of it for its weight (its spare time over
+	 * its weight, counting the dispatches under way), then to that
+	 * partition's first waiting vCPU; exact ties are drawn from the
+	 * dispatcher's stream.  A share of capacity, not of picks: drawing
+	 * partitions by weight at each pick gave a partition with more
+	 * vCPUs or longer slices more than its weight (session 10).  A
+	 * partition that wanted none for a while starts at most a window's
+	 * worth behind (as CFS places a waking task).
 	 */
-	bool seen[HV_MAX_PARTS] = {false};
+	uint64_t vt[HV_MAX_PARTS], best = UINT64_MAX, floor = 0;
 	struct hv_vcpu *first[HV_MAX_PARTS] = {NULL};
+	unsigned int nbest = 0, pick = 0;
 
 	for (v = hv->rq_head; v; v = v->rq_next) {
 		unsigned int id = v->part->id;
 
-		if (v->part->capped || seen[id] || !hv_may_dispatch(hv, p, v))
+		if (v->part->capped || first[id] || !hv_may_dispatch(hv, p, v))
 			continue;
-		seen[id] = true;
 		first[id] = v;
-		total += v->part->weight;
 	}
-	if (!total)
-		return NULL;
-	draw = sim_rng_below(&hv->rng, total);
+	spare_vts(hv, vt);
+	for (unsigned int id = 0; id < hv->nparts; id++)
+		if (first[id] && vt[id] > floor)
+			floor = vt[id];
 	for (unsigned int id = 0; id < hv->nparts; id++) {
-		if (!seen[id])
+		struct hv_partition *part = hv->parts[id];
+		uint64_t lag;
+
+		if (!first[id])
 			continue;
-		if (draw < first[id]->part->weight) {
+		lag = hv->p.window_ps * HV_SPARE_SCALE /
+		      hv_vcpu_weight(first[id]);
+		if (vt[id] + lag < floor) {
+			part->spare_vt += floor - lag - vt[id];
+			vt[id] = floor - lag;
+		}
+		if (vt[id] < best) {
+			best = vt[id];
+			nbest = 0;
+		}
+		if (vt[id] == best)
+			nbest++;
+	}
+	if (!nbest)
+		return NULL;
+	if (nbest > 1)
+		pick = (unsigned int)sim_rng_below(&hv->rng, nbest);
+	for (unsigned int id = 0; id < hv->nparts; id++) {
+		if (!first[id] || vt[id] != best)
+			continue;
+		if (!pick--) {
 			hv_rq_remove(hv, first[id]);
 			return first[id];
 		}
-		draw -= first[id]->part->weight;
 	}
 	return NULL;
 }
@@ -118,13 +167,62 @@ static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
 	return SIM_MAX(SIM_MIN(hv->p.slice_ps, left), SIM_US);
 }
 
+/*
+ * Entitled capacity is guaranteed within each window; spare capacity is
+ * what nobody entitled wants.  So a queued vCPU with entitlement left
+ * (woken, or refilled at its window start) takes a pCPU from a vCPU
+ * running on spare time at once, not at that one's slice end: with
+ * slices as long as the window, waiting for the slice end lost a hog
+ * partition most of its entitlement to a bigger one (session 10).  The
+ * spare runner it takes from is of the partition with the most spare
+ * time for its weight (the counterpart of pvm_pick's choice); among
+ * those, the first from @v's home pCPU on.
+ */
+static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
+{
+	unsigned int n = hv->p.npcpus, home = (unsigned int)v->home_pcpu;
+	uint64_t vt[HV_MAX_PARTS], most = 0;
+	struct hv_pcpu *best = NULL;
+
+	if (!v->on_rq || !entitled(hv, v))
+		return NULL;
+	for (unsigned int k = 0; k < n; k++) {
+		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
+
+		if (hv_pcpu_free(p))
+			return NULL; /* it takes a free one */
+	}
+	spare_vts(hv, vt);
+	for (unsigned int k = 0; k < n; k++) {
+		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
+		unsigned int id;
+
+		if (!p->cur || p->cur->state != HV_RUNNING ||
+		    entitled(hv, hv_payer(p->cur)) ||
+		    !hv_may_dispatch(hv, p, v))
+			continue;
+		id = hv_payer(p->cur)->part->id;
+		if (!best || vt[id] > most) {
+			best = p;
+			most = vt[id];
+		}
+	}
+	return best;
+}
+
+static struct hv_pcpu *pvm_wake_preempt(struct hv *hv, struct hv_vcpu *v)
+{
+	return spare_runner(hv, v);
+}
+
 static void pvm_window(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 {
-	/* The mechanism refilled @v's entitlement; vCPUs running on spare
-	 * time make room for it at their slice end. */
-	(void)hv;
-	(void)v;
-	(void)t;
+	struct hv_pcpu *p = spare_runner(hv, v);
+
+	if (p)
+		hv_pcpu_preempt(p, t,
+				"preempted for an entitled vCPU%.0" PRId64
+				"%.0" PRId64);
 }
 
 /*
@@ -171,6 +269,8 @@ const struct hv_policy_ops hv_policy_powervm = {
 	.should_preempt = pvm_should_preempt,
 	.slice = pvm_slice,
 	.window = pvm_window,
+	.wake_preempt = pvm_wake_preempt,
 	.start = pvm_start,
 	.target = pvm_target,
+	.shared_queue = true,
 };

@@ -27,4 +27,5 @@ const struct hv_policy_ops hv_policy_rr = {
 	.enqueue = rr_enqueue,
 	.pick = rr_pick,
 	.should_preempt = rr_should_preempt,
+	.shared_queue = true,
 };

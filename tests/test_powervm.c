@@ -70,6 +70,88 @@ START_TEST(test_spare_by_weight)
 END_TEST
 
 /*
+ * A capped partition whose vCPUs confer stays within its entitlement: a
+ * slice a vCPU conferred runs on its bill, and a virtual processor has
+ * one dispatch at a time, so it is not dispatched again until that slice
+ * ends.  4 pCPUs, the guest's 8 vCPUs capped at 1.5 PU, spinning on
+ * pv_qspinlock (undirected and directed confers), a hog partition beside
+ * it: the guest's physc is at most 1.5.  (Before session 10 a conferring
+ * vCPU could pay for several pCPUs at once: 1.69 and 1.72.)
+ */
+START_TEST(test_capped_conferring_stays_capped)
+{
+	static const char *const mappings[] = {"splpar-undirected",
+					       "splpar-directed"};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(mappings); i++) {
+		g_autofree char *text = g_strdup_printf(
+			"[run]\nduration = 200ms\nwarmup = 20ms\n"
+			"[machine]\npcpus = 4\n"
+			"[hypervisor]\npolicy = powervm\n"
+			"[partition]\nvcpus = 8\nentitlement = 1.5\n"
+			"capped = true\n"
+			"[lock]\ntype = pv_qspinlock\npv_mapping = %s\n"
+			"[workload]\nthink = 1us\ncs = 200ns\n"
+			"[noise]\npartitions = 1\nvcpus = 2\n"
+			"entitlement = 0.5\n",
+			mappings[i]);
+		struct qsim_config *cfg = tu_config(text, NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		ck_assert_int_eq(res.status, WL_OK);
+		ck_assert_msg(res.parts[0].physc > 1.45 &&
+				      res.parts[0].physc <= 1.505,
+			      "%s: capped guest physc %f, entitled to 1.5",
+			      mappings[i], res.parts[0].physc);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+END_TEST
+
+/*
+ * Spare capacity by weight when the partitions differ in size, with
+ * slices as long as the window: 8 pCPUs; the guest's 12 vCPUs entitled
+ * to 2.0 PU, weight 64; the noise's 6 vCPUs to 1.0 PU, weight 192; both
+ * saturate.  The 5.0 PU to spare split 1:3: guest 2.0 + 1.25 = 3.25,
+ * noise 1.0 + 3.75 = 4.75 (it has room for 6).  For three seeds, to 0.08
+ * PU.  (Drawing a partition by weight at each pick, and entitled vCPUs
+ * waiting for a spare runner's slice end, gave 3.40 and 3.55 for the
+ * guest, session 10.)
+ */
+START_TEST(test_spare_by_weight_unequal_partitions)
+{
+	for (unsigned int seed = 1; seed <= 3; seed++) {
+		g_autofree char *text = g_strdup_printf(
+			"[run]\nduration = 2s\nwarmup = 20ms\nseed = %u\n"
+			"[machine]\npcpus = 8\n"
+			"[hypervisor]\npolicy = powervm\nslice = 10ms\n"
+			"[partition]\nvcpus = 12\nentitlement = 2.0\n"
+			"weight = 64\n"
+			"[lock]\ntype = ticket\n"
+			"[workload]\nthink = 0ns\ncs = 100ns\n"
+			"[noise]\npartitions = 1\nvcpus = 6\n"
+			"entitlement = 1.0\nweight = 192\n",
+			seed);
+		struct qsim_config *cfg = tu_config(text, NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		ck_assert_int_eq(res.status, WL_OK);
+		ck_assert_msg(fabs(res.parts[0].physc - 3.25) < 0.08,
+			      "seed %u: guest physc %f, want 3.25", seed,
+			      res.parts[0].physc);
+		ck_assert_msg(fabs(res.parts[1].physc - 4.75) < 0.08,
+			      "seed %u: noise physc %f, want 4.75", seed,
+			      res.parts[1].physc);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+END_TEST
+
+/*
  * Whole-core dispatch, by hand: one SMT2 core (2 pCPUs), the guest's one
  * vCPU and one hog vCPU, both always runnable.  Without it each has a
  * thread to itself: physc 1.0 each.  With it the core runs one partition
@@ -202,6 +284,8 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_capped_gets_entitlement);
 	tcase_add_test(tc, test_spare_by_weight);
+	tcase_add_test(tc, test_capped_conferring_stays_capped);
+	tcase_add_test(tc, test_spare_by_weight_unequal_partitions);
 	tcase_add_test(tc, test_whole_core_dispatch);
 	tcase_add_test(tc, test_two_guests_with_locks);
 	tcase_add_test(tc, test_noise_partitions_one_by_one);
