@@ -42,6 +42,11 @@ bool sim_parse_time(const char *s, sim_time_t *out)
 			frac_div *= 10;
 		}
 	}
+	/* Zero needs no unit: "0" is 0ps. */
+	if (!*p && !whole && !frac && p == s + 1) {
+		*out = 0;
+		return true;
+	}
 	for (i = 0; i < SIM_ARRAY_SIZE(units); i++) {
 		if (strcmp(p, units[i].suffix) == 0) {
 			sim_time_t u = units[i].ps;

@@ -23,7 +23,8 @@ struct sim_duration {
 
 sim_time_t sim_duration_draw(const struct sim_duration *d, struct sim_rng *r);
 sim_time_t sim_duration_mean(const struct sim_duration *d);
-/* Parse "150ns", "10ms", "2.5us", "1s", "300ps"; false on bad syntax. */
+/* Parse "150ns", "10ms", "2.5us", "1s", "300ps", or "0" (zero needs no
+ * unit); false on bad syntax. */
 bool sim_parse_time(const char *s, sim_time_t *out);
 bool sim_parse_duration(const char *s, struct sim_duration *out);
 /* Format like "150ns" or "2.5us" into @buf. */

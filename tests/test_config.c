@@ -65,6 +65,11 @@ static const struct bad bad_inputs[] = {
 	{"[lock]\nSPIN_THRESHOLD = 0\n",
 	 NULL,
 	 {"[lock] SPIN_THRESHOLD = '0'", "from 1 to", NULL}},
+	{"[partition]\nvcpus = 32\n[workload]\nipi_prob = 0.01\n"
+	 "ipi_targets = 100\n",
+	 NULL,
+	 {"[workload] ipi_targets = 100", "(0 - 31; 0 = all the others)",
+	  NULL}},
 	{"[lock]\nspin_threshold = 10\n",
 	 NULL,
 	 {"unknown key 'spin_threshold'", "SPIN_THRESHOLD", NULL}},
@@ -356,6 +361,13 @@ START_TEST(test_time_parsing)
 	ck_assert(!sim_parse_time("1.ns", &t));
 	ck_assert(!sim_parse_time("ns", &t));
 	ck_assert(!sim_parse_time("1 ns", &t));
+	/* Zero needs no unit (docs say "0 = off" for several keys); any
+	 * other number does. */
+	t = 1;
+	ck_assert(sim_parse_time("0", &t) && t == 0);
+	ck_assert(!sim_parse_time("5", &t));
+	ck_assert(!sim_parse_time("00", &t));
+	ck_assert(!sim_parse_time("0.0", &t));
 	ck_assert(sim_parse_duration("uniform:1ns:3ns", &d));
 	ck_assert(d.kind == SIM_DIST_UNIFORM && d.a_ps == 1000 &&
 		  d.b_ps == 3000);

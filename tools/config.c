@@ -693,8 +693,8 @@ static char *allowed_text(const struct cfg_key *k)
 	switch (k->type) {
 	case CT_TIME:
 		return g_strdup_printf(
-			"%sa time with a unit (ps, ns, us, ms, s) "
-			"from %s to %s",
+			"%sa time with a unit (ps, ns, us, ms, s; 0 needs "
+			"none) from %s to %s",
 			time_auto(k) ? "auto, or " : "",
 			sim_format_time(k->min, lo, sizeof(lo)),
 			sim_format_time(k->max, hi, sizeof(hi)));
@@ -1447,6 +1447,14 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			    "%s: [workload] readers = %u: at most [partition] "
 			    "vcpus (%u), and not together with read_pct",
 			    path, cfg->readers, cfg->vcpus);
+		return false;
+	}
+	if (cfg->ipi_targets && cfg->ipi_targets >= cfg->vcpus) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] ipi_targets = %u: a cross-call "
+			    "interrupts at most the partition's other vCPUs "
+			    "(0 - %u; 0 = all the others)",
+			    path, cfg->ipi_targets, cfg->vcpus - 1);
 		return false;
 	}
 	if (*cfg->lock_cs_text) {

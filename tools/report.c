@@ -162,22 +162,49 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 				*id->describe ? ")" : "", n);
 		}
 	}
-	fprintf(out, "workload  %s on %u %s lock%s: cs %s, think %s",
-		cfg->workload, cfg->nlocks, cfg->lock,
-		cfg->nlocks == 1 ? "" : "s",
-		sim_format_duration(&cfg->cs, b, sizeof(b)),
-		sim_format_duration(&cfg->think, c, sizeof(c)));
+	fprintf(out, "workload  %s on %u %s lock%s: ", cfg->workload,
+		cfg->nlocks, cfg->lock, cfg->nlocks == 1 ? "" : "s");
+	/* The holds the run used: per lock, per side, or one for all. */
+	if (*cfg->lock_cs_text) {
+		fprintf(out, "cs %s by lock", cfg->lock_cs_text);
+	} else if (cfg->read_cs.set || cfg->write_cs.set) {
+		fprintf(out, "write cs %s, read cs %s",
+			sim_format_duration(cfg->write_cs.set ? &cfg->write_cs.d
+							      : &cfg->cs,
+					    b, sizeof(b)),
+			sim_format_duration(cfg->read_cs.set ? &cfg->read_cs.d
+							     : &cfg->cs,
+					    c, sizeof(c)));
+	} else {
+		fprintf(out, "cs %s",
+			sim_format_duration(&cfg->cs, b, sizeof(b)));
+	}
+	fprintf(out, ", think %s%s",
+		sim_format_duration(&cfg->think, c, sizeof(c)),
+		cfg->think_idle ? " (idle)" : "");
+	if (cfg->read_pct)
+		fprintf(out, ", %u%% reads", cfg->read_pct);
+	if (cfg->long_hold_prob > 0)
+		fprintf(out, ", long holds of %s (p %g)",
+			sim_format_time(cfg->long_hold_ps, b, sizeof(b)),
+			cfg->long_hold_prob);
+	if (cfg->stutter_ps)
+		fprintf(out, ", stutter %s",
+			sim_format_time(cfg->stutter_ps, b, sizeof(b)));
+	if (cfg->ipi_prob > 0)
+		fprintf(out, ", cross-calls before %g of lock steps",
+			cfg->ipi_prob);
 	if (unit_workload(cfg)) {
 		enum wl_type t = wl_type_parse(cfg->workload);
 
 		fprintf(out, "; %u lock steps a %s",
 			cfg->steps ? cfg->steps : wl_default_steps(t),
 			unit_singular(t));
-		if (cfg->unit_idle.set)
-			fprintf(out, ", then idle %s",
-				sim_format_duration(&cfg->unit_idle.d, b,
-						    sizeof(b)));
 	}
+	if (cfg->unit_idle.set)
+		fprintf(out, "%s idle %s",
+			unit_workload(cfg) ? ", then" : "; after each step,",
+			sim_format_duration(&cfg->unit_idle.d, b, sizeof(b)));
 	fputc('\n', out);
 	fprintf(out,
 		"measured  %s after %s warm-up; %" PRIu64 " events, %" PRIu64
