@@ -313,11 +313,11 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	fputc('\n', out);
 	fprintf(out,
 		"hcalls    confer directed %" PRIu64 " (stale %" PRIu64
-		", yielded %" PRIu64 "), undirected %" PRIu64 "; prod %" PRIu64
-		" (latched %" PRIu64 "); cede %" PRIu64 "\n",
-		tot.confers_directed, tot.confers_stale, tot.confers_yielded,
-		tot.confers_undirected, tot.prods, tot.prods_latched,
-		tot.cedes);
+		"), undirected %" PRIu64 ", %" PRIu64
+		" of them yielded the pCPU; prod %" PRIu64 " (latched %" PRIu64
+		"); cede %" PRIu64 "\n",
+		tot.confers_directed, tot.confers_stale, tot.confers_undirected,
+		tot.confers_yielded, tot.prods, tot.prods_latched, tot.cedes);
 	if (tot.halts || tot.kicks)
 		fprintf(out,
 			"kvm       halt %" PRIu64 " (cut short %" PRIu64
@@ -329,11 +329,14 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	if (cfg_ple_window(cfg))
 		fprintf(out,
 			"ple       %" PRIu64 " pause-loop exits, %" PRIu64
-			" yielded to a preempted vCPU\n",
+			" yielded to a waiting vCPU of the guest\n",
 			tot.ple_exits, tot.ple_yields);
 	fprintf(out,
-		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions\n",
+		"dispatch  %" PRIu64 " dispatches, %" PRIu64 " preemptions",
 		tot.dispatches, tot.preemptions);
+	if (tot.ple_yields)
+		fprintf(out, ", %" PRIu64 " pause-loop yields", tot.ple_yields);
+	fputc('\n', out);
 	if (res->nvcpus && res->measured_ps) {
 		double vt = (double)res->nvcpus * (double)res->measured_ps;
 
