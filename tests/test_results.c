@@ -427,6 +427,33 @@ START_TEST(test_merge_overlap)
 }
 END_TEST
 
+/*
+ * `qsim report` of a stored ebizzy run shows the workload's own figure,
+ * the line `qsim run` printed (both from the stored units and measured
+ * time: the same text).
+ */
+START_TEST(test_report_work_figure)
+{
+	g_autofree char *path = in_dir("work.db");
+	g_autofree char *ini = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+						"ebizzy.ini", NULL);
+	g_autofree char *out = NULL, *rep = NULL, *line = NULL;
+	const char *at, *end;
+
+	ck_assert_int_eq(qsim(&out, NULL, "run", ini, "--set",
+			      "run.duration=5ms", "--set", "run.warmup=1ms",
+			      "--db", path, NULL),
+			 0);
+	at = strstr(out, "\nRecords = ");
+	ck_assert_msg(at, "%s", out);
+	end = strchr(at + 1, '\n');
+	line = g_strndup(at + 1, (gsize)(end - at - 1));
+	ck_assert_int_eq(qsim(&rep, NULL, "report", "1", "--db", path, NULL),
+			 0);
+	ck_assert_msg(strstr(rep, line), "'%s' not in:\n%s", line, rep);
+}
+END_TEST
+
 START_TEST(test_run_json_quiet_stdin)
 {
 	g_autofree char *path = in_dir("run.db");
@@ -797,6 +824,7 @@ int main(void)
 	tcase_add_test(tc, test_sweep_resume);
 	tcase_add_test(tc, test_merge_overlap);
 	tcase_add_test(tc, test_run_json_quiet_stdin);
+	tcase_add_test(tc, test_report_work_figure);
 	tcase_add_test(tc, test_version_stored);
 	tcase_add_test(tc, test_overcommit_key);
 	tcase_add_test(tc, test_trace_tiny);

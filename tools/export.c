@@ -13,6 +13,7 @@
 #include "tools/compare.h"
 #include "tools/export.h"
 #include "tools/report.h"
+#include "sim/workload.h"
 
 #define EXPORT_ERROR (g_quark_from_static_string("qsim-export"))
 
@@ -128,7 +129,10 @@ static const char report_sql[] =
 	"(SELECT MAX(lat_p99_ns) FROM lock_results WHERE run_id = r.id), "
 	"(SELECT SUM(lhp_events) FROM lock_results WHERE run_id = r.id), "
 	"r.jain, r.vcpus, r.acq_min, r.acq_mean, r.acq_max, r.measured_ps, "
-	"r.replay, COALESCE(r.tag, ''), r.qsim_version "
+	"r.replay, COALESCE(r.tag, ''), r.qsim_version, "
+	"(SELECT SUM(units) FROM vcpu_results WHERE run_id = r.id), "
+	"COALESCE((SELECT value FROM params WHERE run_id = r.id AND "
+	"section = 'workload' AND key = 'type'), 'locktest') "
 	"FROM runs r WHERE r.id IN (%s) ORDER BY r.id";
 
 /* locktest's two lines, as `qsim run` prints them. */
@@ -148,6 +152,25 @@ static void lkml_lines(FILE *out, sqlite3_stmt *q)
 		mn, me, mx);
 	fprintf(out, "    Total Rate = %s op/s; Percpu Rate = %s op/s\n", tot,
 		per);
+}
+
+/* The workload's own figure, as `qsim run` prints it after those lines
+ * (ebizzy's records, kbuild's jobs, netperf's transactions). */
+static void work_line(FILE *out, sqlite3_stmt *q)
+{
+	enum wl_type t =
+		wl_type_parse((const char *)sqlite3_column_text(q, 21));
+	int64_t n = sqlite3_column_int64(q, 12);
+	double secs = (double)sqlite3_column_int64(q, 16) / 1e12;
+	double rate = secs > 0 ? (double)sqlite3_column_int64(q, 20) / secs : 0;
+	g_autofree char *tr = report_thousands(llround(rate));
+	g_autofree char *name = g_strdup(wl_unit_name(t));
+
+	if (t == WL_LOCKTEST || t == WL_LOCKTORTURE)
+		return;
+	name[0] = g_ascii_toupper(name[0]);
+	fprintf(out, "    %s = %s /s; per vCPU %.1f /s\n", name, tr,
+		n ? rate / (double)n : 0);
 }
 
 int report_main(const struct export_opts *o, FILE *out, GError **error)
@@ -200,6 +223,7 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 			sqlite3_column_double(q, 11));
 		if (o->lkml || o->nids) {
 			lkml_lines(out, q);
+			work_line(out, q);
 			if (*(const char *)sqlite3_column_text(q, 18))
 				fprintf(out, "    tag: %s\n",
 					sqlite3_column_text(q, 18));
