@@ -94,7 +94,8 @@ static long coroutine_fn hcall_sleep(struct hv_vcpu *v, bool *latch,
 		return hcall_exit(v, H_SUCCESS);
 	}
 	(*slept)++;
-	sim_tl(v->hv->sim, t, SIM_TL_SLEEP, (int32_t)v->cpu->id, kvm, 0);
+	sim_tl(v->hv->sim, t, SIM_TL_SLEEP, (int32_t)v->cpu->id,
+	       v->in_idle ? 2 : kvm, 0);
 	hv_trace(v, t,
 		 kvm ? "halt: sleeps%.0" PRId64 "%.0" PRId64
 		     : "H_CEDE: sleeps%.0" PRId64 "%.0" PRId64,
@@ -351,7 +352,8 @@ void hv_idle_timer(struct sim_event *ev)
 	}
 	hv_trace(v, ev->time_ps, "idle timer: wakes%.0" PRId64 "%.0" PRId64, 0,
 		 0);
-	hv_vcpu_wake(v, ev->time_ps);
+	/* As any interrupt: a halt-polling host thread sees it at once. */
+	wake_sleeper(v, ev->time_ps, -1);
 }
 
 void coroutine_fn hv_idle(struct hv_vcpu *v, sim_time_t d)

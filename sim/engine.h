@@ -287,7 +287,7 @@ enum sim_tl_kind {
 	SIM_TL_LOCK_HOLD, /* a: lock, b: 1 as a reader */
 	SIM_TL_LOCK_RELEASE, /* a: lock */
 	SIM_TL_HCALL,	     /* a: enum sim_tl_hcall, b: target vCPU or -1 */
-	SIM_TL_SLEEP,	     /* a: 1 a KVM halt, 0 H_CEDE */
+	SIM_TL_SLEEP,	     /* a: 1 a KVM halt, 0 H_CEDE, 2 the idle loop's */
 	SIM_TL_WAKE,	     /* a: the waker's cpu, -1 an interrupt or timer */
 };
 

@@ -632,6 +632,60 @@ START_TEST(test_trace_tiny)
 	ck_assert_int_eq(
 		qsim(NULL, &err, "trace", ini, "--to", "2s", "-o", json, NULL),
 		1);
+	/* with no --to the window is clipped to the run: 1 ms from 500 us
+	 * of a 1 ms run ends at 1 ms */
+	g_clear_pointer(&out, g_free);
+	ck_assert_int_eq(qsim(&out, NULL, "trace", ini, "--from", "500us", "-o",
+			      json, NULL),
+			 0);
+	ck_assert_msg(strstr(out, "from 500us to 1ms"), "%s", out);
+	/* think time in the idle loop: its sleeps are `idle`, and the
+	 * timer that ends each is followed by `waking` (the wake latency)
+	 * until the vCPU runs; tas never cedes otherwise */
+	{
+		g_autoptr(JsonParser) ip = json_parser_new();
+		unsigned int idle = 0, waking = 0, ceded = 0;
+		JsonArray *ie;
+
+		ck_assert_int_eq(qsim(NULL, NULL, "trace", ini, "--set",
+				      "workload.think_idle=true", "--from",
+				      "0ns", "--to", "300us", "-o", json, NULL),
+				 0);
+		ck_assert(json_parser_load_from_file(ip, json, NULL));
+		ie = json_object_get_array_member(
+			json_node_get_object(json_parser_get_root(ip)),
+			"traceEvents");
+		for (guint i = 0; i < json_array_get_length(ie); i++) {
+			JsonObject *e = json_array_get_object_element(ie, i);
+			const char *n;
+
+			if (strcmp(json_object_get_string_member(e, "ph"), "X"))
+				continue;
+			n = json_object_get_string_member(e, "name");
+			idle += !strcmp(n, "idle");
+			waking += !strcmp(n, "waking");
+			ceded += !strcmp(n, "ceded");
+		}
+		ck_assert_uint_gt(idle, 10);
+		ck_assert_uint_gt(waking, 10);
+		ck_assert_uint_eq(ceded, 0);
+	}
+	/* a run that breaks mutual exclusion: the timeline ends at the
+	 * violation, marked, and the exit code says so (2), as qsim run's */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "trace", ini, "--set",
+			      "lock.type=busted", "--set", "partition.vcpus=8",
+			      "--set", "machine.pcpus=8", "--from", "0ns", "-o",
+			      json, NULL),
+			 2);
+	ck_assert_msg(strstr(err, "VIOLATION at ") &&
+			      strstr(err, "mutual exclusion broken"),
+		      "%s", err);
+	g_clear_pointer(&a, g_free);
+	ck_assert(g_file_get_contents(json, &a, NULL, NULL));
+	ck_assert_msg(strstr(a, "\"violation: mutual exclusion broken"), "%s",
+		      a);
 }
 END_TEST
 

@@ -1172,6 +1172,18 @@ static int cmd_trace(int argc, char **argv)
 		"\"Open trace file\") or chrome://tracing\n",
 		res.events, sim_format_time(res.from_ps, b1, sizeof(b1)),
 		sim_format_time(res.to_ps, b2, sizeof(b2)), o.out);
+	if (res.status != WL_OK) {
+		fprintf(stderr,
+			"qsim trace: VIOLATION at %s: %s; the run stopped "
+			"there%s (qsim run gives the report)\n",
+			sim_format_time(res.violation_ps, b1, sizeof(b1)),
+			res.violation,
+			res.violation_ps < res.from_ps
+				? ", before the window: nothing is in it"
+				: "");
+		g_free(res.violation);
+		return EXIT_VIOLATION;
+	}
 	return EXIT_OK;
 }
 

@@ -323,10 +323,18 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	bool ok;
 
 	tr.from = o->from_set ? o->from_ps : cfg->warmup_ps;
-	tr.to = o->to_ps ? o->to_ps : tr.from + SIM_MS;
+	/* The default window is 1 ms, or what is left of the run. */
+	tr.to = o->to_ps ? o->to_ps
+			 : SIM_MIN(tr.from + SIM_MS,
+				   cfg->warmup_ps + cfg->duration_ps);
 	if (tr.to <= tr.from) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "--to must be after --from");
+		g_set_error(
+			error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			o->to_ps ? "--to must be after --from"
+				 : "--from %s: at or after the run's end, %s",
+			sim_format_time(tr.from, b1, sizeof(b1)),
+			sim_format_time(cfg->warmup_ps + cfg->duration_ps, b2,
+					sizeof(b2)));
 		return false;
 	}
 	if (tr.to > cfg->warmup_ps + cfg->duration_ps) {
@@ -376,8 +384,32 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	ok = qsim_model_run_hooks(
 		run, &r, &(struct qsim_hooks){.tl_fn = on_record, .data = &tr},
 		error);
+	res->status = WL_OK;
+	res->violation_ps = 0;
+	res->violation = NULL;
 	if (ok) {
-		finish(&tr);
+		/* A violation stops the run: the timeline ends there, with
+		 * a mark saying what broke. */
+		if (r.status != WL_OK) {
+			res->status = r.status;
+			res->violation_ps = r.violation_ps;
+			res->violation = g_strdup(r.violation_msg);
+			tr.to = SIM_MAX(tr.from,
+					SIM_MIN(tr.to, r.violation_ps));
+			if (in_window(&tr, r.violation_ps)) {
+				g_autofree char *name = g_strdup_printf(
+					"violation: %s", r.violation_msg);
+				JsonObject *mark =
+					ev("i", name, "check", PID_PCPU, 0,
+					   r.violation_ps);
+
+				json_object_set_string_member(mark, "s", "g");
+				put(&tr, mark);
+			}
+		}
+		/* Stopped before the window: nothing happened in it. */
+		if (r.status == WL_OK || r.violation_ps >= tr.from)
+			finish(&tr);
 		qsim_results_clear(&r);
 	}
 	fprintf(tr.out, "\n]}\n");

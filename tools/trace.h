@@ -26,6 +26,11 @@ struct trace_opts {
 struct trace_result {
 	uint64_t events; /* trace events written */
 	sim_time_t from_ps, to_ps;
+	/* The run stopped at a model violation (WL_OK: it did not): when,
+	 * and its message (the caller frees it). */
+	enum wl_violation status;
+	sim_time_t violation_ps;
+	char *violation;
 };
 
 /* Trace @cfg's run into o->out; false with @error if it cannot. */
