@@ -281,10 +281,11 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 void hv_charge(struct hv_vcpu *v, sim_time_t t)
 {
 	struct hv_vcpu *payer = hv_payer(v);
-	sim_time_t d = t - v->dispatched_at;
+	sim_time_t d;
 
 	if (t <= v->dispatched_at)
 		return;
+	d = t - v->dispatched_at;
 	/* Entitlement windows: what goes beyond the payer's entitlement is
 	 * spare capacity, its partition's uncapped share. */
 	if (v->hv->ops->window) {
@@ -297,8 +298,8 @@ void hv_charge(struct hv_vcpu *v, sim_time_t t)
 				HV_SPARE_SCALE / hv_vcpu_weight(payer);
 	}
 	payer->win_used_ps += d;
-	v->run_ps += t - v->dispatched_at;
-	v->cpu_ps += t - v->dispatched_at;
+	v->run_ps += d;
+	v->cpu_ps += d;
 	v->dispatched_at = t;
 }
 

@@ -9,9 +9,11 @@
  * used its entitlement waits for the next window if its partition is
  * capped; if uncapped it may use capacity nobody entitled wants, shared
  * between the uncapped partitions in proportion to their weights (the
- * partition with the least spare time for its weight goes first).  Each vCPU's window runs at
- * a phase of its own, and each has a home pCPU that it is dispatched on
- * when it becomes runnable and that pCPU is free.  docs/hypervisor.md.
+ * partition with the least spare time for its weight goes first); a
+ * queued vCPU with entitlement left takes a pCPU from one running on
+ * spare time at once.  Each vCPU's window runs at a phase of its own,
+ * and each has a home pCPU that it is dispatched on when it becomes
+ * runnable and that pCPU is free.  docs/hypervisor.md.
  */
 #include "hypervisor/hv_internal.h"
 
