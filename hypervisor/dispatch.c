@@ -12,6 +12,7 @@
 void hv_yield_count_bump(struct hv_vcpu *v, sim_time_t t)
 {
 	v->lppaca->yield_count++;
+	v->hv->gen++;
 	sim_mem_poke(v->hv->sim, &v->lppaca->yield_count, t);
 }
 
@@ -47,7 +48,8 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 {
 	struct hv *hv = p->hv;
 
-	QSIM_BUG_ON(hv_vcpu_lent(v)); /* one dispatch at a time */
+	QSIM_BUG_ON(hv_vcpu_lent(v, p)); /* one dispatch at a time */
+	hv->gen++;
 	p->inherit = inherit;
 	/* A conferred slice stays on the conferrer's bill (and a slice
 	 * conferred on again, on the first conferrer's). */
@@ -75,9 +77,9 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 
 /* May a confer hand its cycles to @tv (PAPR: not dispatched, not ceded,
  * not conferring to all, its dispatch count unchanged)? */
-static bool confer_target_ok(const struct hv_vcpu *tv, uint32_t yc)
+static bool confer_target_ok(struct hv_vcpu *tv, uint32_t yc)
 {
-	return tv->state == HV_RUNNABLE && !tv->confer_n &&
+	return tv->state == HV_RUNNABLE && !hv_vcpu_conferring(tv) &&
 	       tv->lppaca->yield_count == yc;
 }
 
@@ -334,6 +336,7 @@ struct hv_pcpu *hv_vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 		sim_mem_poke(v->hv->sim, &v->lppaca->preempted, t);
 	}
 	sim_cpu_undispatch(v->cpu, t, idle);
+	v->hv->gen++;
 	p->cur = NULL;
 	v->pcpu = NULL;
 	v->last_pcpu = (int)p->id;

@@ -129,7 +129,7 @@ static unsigned int confer_record(struct hv *hv, struct hv_vcpu *v)
 	if (!v->confer)
 		v->confer = g_new(struct hv_confer_entry, v->part->nvcpus);
 	for (struct hv_vcpu *o = hv->rq_head; o; o = o->rq_next)
-		if (o->part == v->part && o != v && !o->confer_n) {
+		if (o->part == v->part && o != v && !hv_vcpu_conferring(o)) {
 			v->confer[n].v = o;
 			v->confer[n].yield_count = o->lppaca->yield_count;
 			n++;
@@ -164,8 +164,15 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		 * PowerVM: until every vCPU of the partition preempted now
 		 * has had a dispatch, @v's dispatches go to them (its confer
 		 * structure, consumed in hv_pcpu_pick); the rest of this one
-		 * goes to the first of them that may take this pCPU.
+		 * goes to the first of them that may take this pCPU.  If
+		 * nothing it looks at changed since its last confer found
+		 * nobody, it finds nobody again (host time only: the same
+		 * result without the scan).
 		 */
+		if (v->confer_none_gen == hv->gen) {
+			v->st.confers_ignored++;
+			return hcall_exit(v, H_SUCCESS);
+		}
 		v->confer_n = confer_record(hv, v);
 		v->confer_next = 0;
 		for (tv = NULL; v->confer_next < v->confer_n && !tv;) {
@@ -179,6 +186,7 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 			/* Nobody to confer to here (none preempted, or
 			 * none may run on this core): it returns. */
 			v->confer_n = v->confer_next = 0;
+			v->confer_none_gen = hv->gen;
 			v->st.confers_ignored++;
 			return hcall_exit(v, H_SUCCESS);
 		}
@@ -209,8 +217,8 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		v->st.confers_stale++;
 		return hcall_exit(v, H_SUCCESS);
 	}
-	if (!(yield_count & 1) || tv->state != HV_RUNNABLE || tv->confer_n ||
-	    hv_vcpu_lent(tv) ||
+	if (!(yield_count & 1) || tv->state != HV_RUNNABLE ||
+	    hv_vcpu_conferring(tv) || hv_vcpu_lent(tv, v->pcpu) ||
 	    (hv->p.prod_cuts_directed_confer && v->prod_latch)) {
 		if (v->prod_latch && hv->p.prod_cuts_directed_confer) {
 			v->prod_latch = false;
@@ -292,6 +300,7 @@ static long coroutine_fn hcall_wake(struct hv_vcpu *v, long target,
 	 * confer structure is dropped (PAPR: the prodded processor is
 	 * dispatched). */
 	tv->confer_n = tv->confer_next = 0;
+	hv->gen++;
 	if (tv->state == HV_CEDED) {
 		wake_sleeper(tv, t, (int64_t)v->cpu->id);
 	} else if (tv->state != HV_WAKING && !hv->p.no_latch) {

@@ -30,6 +30,7 @@ void hv_init(struct hv *hv, struct sim *s, const struct hv_params *p,
 	     uint64_t seed)
 {
 	memset(hv, 0, sizeof(*hv));
+	hv->gen = 1; /* above every vCPU's confer_none_gen */
 	hv->sim = s;
 	hv->p = *p;
 	hv->ops = hv_policy_find(p->policy);
@@ -150,6 +151,7 @@ void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v)
 	hv->rq_tail = v;
 	v->on_rq = true;
 	hv->rq_len++;
+	hv->gen++;
 	if (v->rq_cpu >= 0) {
 		hv->pcpus[v->rq_cpu].nr_queued++;
 		hv->pcpus[v->rq_cpu].rq_load += hv_vcpu_weight(v);
@@ -181,6 +183,7 @@ void hv_rq_remove(struct hv *hv, struct hv_vcpu *v)
 	v->rq_next = v->rq_prev = NULL;
 	v->on_rq = false;
 	hv->rq_len--;
+	hv->gen++;
 	if (v->rq_cpu >= 0) {
 		hv->pcpus[v->rq_cpu].nr_queued--;
 		hv->pcpus[v->rq_cpu].rq_load -= hv_vcpu_weight(v);

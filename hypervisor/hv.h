@@ -211,6 +211,7 @@ struct hv_vcpu {
 		uint32_t yield_count;
 	} * confer;
 	unsigned int confer_n, confer_next;
+	uint64_t confer_none_gen; /* hv->gen its last confer found nobody */
 };
 
 enum hv_pcpu_ev {
@@ -384,6 +385,11 @@ struct hv {
 	int *core_owner;
 	unsigned int *core_busy;
 	bool kicking;
+	/* Bumped whenever what an H_CONFER(-1) looks at may have changed
+	 * (the run queue, a dispatch or undispatch, a yield count, a
+	 * confer structure): a vCPU whose confer to all found nobody at
+	 * generation g finds nobody again until it moves. */
+	uint64_t gen;
 };
 
 /* A vCPU's share weight (its partition's; 0 counts as 1). */
@@ -399,27 +405,50 @@ static inline bool hv_pcpu_free(const struct hv_pcpu *p)
 }
 
 /*
- * Is @v's dispatch lent: does a pCPU run another vCPU on @v's bill (a
- * slice @v conferred, or one its confer structure gave away)?  A virtual
- * processor has one dispatch at a time; PAPR's confer gives away "the
- * remainder of the current dispatch", so @v is not dispatched again
- * until that slice ends (docs/hypervisor.md, "Slices and confers").
+ * Is @v's dispatch lent, on a pCPU other than @p: does another pCPU run
+ * another vCPU on @v's bill (a slice @v conferred, or one its confer
+ * structure gave away)?  A virtual processor has one dispatch at a time;
+ * PAPR's confer gives away "the remainder of the current dispatch", so
+ * @v is not dispatched elsewhere until that slice ends; on the pCPU that
+ * runs its slice it may be (a confer back to it: its own dispatch again).
+ * docs/hypervisor.md, "Slices and confers".  @p NULL: on any pCPU.
  */
-static inline bool hv_vcpu_lent(const struct hv_vcpu *v)
+static inline bool hv_vcpu_lent(const struct hv_vcpu *v,
+				const struct hv_pcpu *p)
 {
-	const struct hv_pcpu *p = v->paying;
+	const struct hv_pcpu *q = v->paying;
 
-	return p && p->payer == v && p->cur && p->cur != v;
+	return q && q != p && q->payer == v && q->cur && q->cur != v;
 }
 
-/* May @p dispatch @v now (its dispatch is not lent; whole-core dispatch:
- * its core is free or runs @v's partition)? */
+/*
+ * Is @v still conferring to all: has an entry of its confer structure
+ * not had a dispatch since (its yield count unchanged)?  PAPR: once every
+ * vCPU recorded has been dispatched, it is a preempted vCPU like any
+ * other (a confer target again).  Entries that were dispatched never
+ * become pending again, so they are dropped here.
+ */
+static inline bool hv_vcpu_conferring(struct hv_vcpu *v)
+{
+	while (v->confer_next < v->confer_n) {
+		const struct hv_confer_entry *e = &v->confer[v->confer_next];
+
+		if (e->v->lppaca->yield_count == e->yield_count)
+			return true;
+		v->confer_next++;
+	}
+	v->confer_n = v->confer_next = 0;
+	return false;
+}
+
+/* May @p dispatch @v now (its dispatch is not lent elsewhere;
+ * whole-core dispatch: its core is free or runs @v's partition)? */
 static inline bool hv_may_dispatch(const struct hv *hv, const struct hv_pcpu *p,
 				   const struct hv_vcpu *v)
 {
 	int owner;
 
-	if (hv_vcpu_lent(v))
+	if (hv_vcpu_lent(v, p))
 		return false;
 	if (!hv->p.whole_core)
 		return true;

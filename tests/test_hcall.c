@@ -197,11 +197,17 @@ END_TEST
  *   vCPU 0 runs at 2 us, confers at 2.5 us: its structure holds 1 and 2;
  *   vCPU 1 gets the rest of the slice, running at 4.5 us, confers at 5 us:
  *   its structure holds only 2 (0 confers to all);
- *   vCPU 2 runs at 7 us and confers at 7.5 us: 0 and 1 both confer to
- *   all, so nobody is recorded and the call returns at once: vCPU 2 goes
- *   on at 7.5 us, one confer ignored, and the others wait behind it.
+ *   vCPU 2 runs at 7 us and confers at 7.5 us: every vCPU in 0's and
+ *   1's structures has had a dispatch since (2 itself), so they confer
+ *   to all no more and both are recorded; the first, vCPU 0, takes the
+ *   slice (it is its own: 0's dispatch, lent to 1 and 2, comes back to
+ *   it on this pCPU) and runs at 9.5 us, its confer returning; 1 and 2
+ *   wait behind it.
  * (A confer that took the longest-queued vCPU of the partition, whatever
- * it was doing, handed vCPU 2's slice back to vCPU 0.)
+ * it was doing, handed slices round a ring; one that kept a vCPU
+ * "conferring" until it was dispatched again left vCPU 2 spinning on
+ * confers that found nobody, and at 2x every running vCPU with it.
+ * Re-derived in session 10.)
  */
 static void confer_all(struct tu_rig *r, struct sim_cpu *c, long a)
 {
@@ -225,12 +231,13 @@ START_TEST(test_confer_to_all)
 	tu_rig_start(&R);
 	sim_run(&R.s, 100 * SIM_US);
 	ck_assert(hv_check_invariants(&R.h));
-	ck_assert_uint_eq(sc[2].marks[0], 7500 * SIM_NS);
-	ck_assert_uint_eq(R.h.vcpus[2]->st.confers_ignored, 1);
+	ck_assert_uint_eq(sc[0].marks[0], 9500 * SIM_NS);
+	ck_assert_uint_eq(R.h.vcpus[2]->st.confers_ignored, 0);
 	ck_assert_uint_eq(R.h.vcpus[0]->st.confers_yielded, 1);
 	ck_assert_uint_eq(R.h.vcpus[1]->st.confers_yielded, 1);
-	ck_assert_uint_eq(sc[0].marks[0], 0);
+	ck_assert_uint_eq(R.h.vcpus[2]->st.confers_yielded, 1);
 	ck_assert_uint_eq(sc[1].marks[0], 0);
+	ck_assert_uint_eq(sc[2].marks[0], 0);
 	done();
 }
 END_TEST
