@@ -57,6 +57,13 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 		p->payer = v;
 	else
 		p->payer->paying = p;
+	/* The pool time a dispatch takes counts against the payer's share
+	 * of spare capacity when it runs on spare time (the partition
+	 * whose vCPUs confer often makes the pool dispatch often). */
+	if (hv->ops->window && latency &&
+	    p->payer->win_used_ps >= hv_vcpu_entitlement(hv, p->payer))
+		p->payer->part->spare_vt +=
+			latency * HV_SPARE_SCALE / hv_vcpu_weight(p->payer);
 	hv_pcpu_busy(p, t);
 	if (hv->p.whole_core) {
 		unsigned int c = p->id / hv->p.smt;
