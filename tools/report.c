@@ -86,10 +86,10 @@ static void report_lock_events(FILE *out, const struct qsim_results *res)
 		fputc('\n', out);
 }
 
-/* ebizzy, kbuild, netperf: a unit is more than one acquisition. */
 /* The summary shows at most this many locks' blocks. */
 #define REPORT_LOCKS 8u
 
+/* ebizzy, kbuild, netperf: a unit is more than one acquisition. */
 static bool unit_workload(const struct qsim_config *cfg)
 {
 	enum wl_type t = wl_type_parse(cfg->workload);
