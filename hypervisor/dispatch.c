@@ -502,6 +502,13 @@ bool hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		p = hv_vcpu_requeue(v, t, why);
 		hv_rq_remove(hv, tv);
 		hv_pcpu_start(p, tv, t, true);
+		/* The yielder, queued, may run on a free pCPU (one that
+		 * idled while it was lent). */
+		if (hv->ops->shared_queue && !hv->kicking) {
+			hv->kicking = true;
+			hv_kick_idle_pcpus(hv, t);
+			hv->kicking = false;
+		}
 		hv_whole_core_kick(hv, t);
 		return true;
 	}

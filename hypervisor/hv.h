@@ -274,6 +274,7 @@ struct hv_partition {
 	/* PowerVM: spare (beyond-entitlement) CPU time used, in ps scaled
 	 * by HV_SPARE_SCALE / weight: the uncapped share's virtual time. */
 	uint64_t spare_vt;
+	bool spare_wanting;    /* at the last spare pick: wanted spare time */
 	unsigned int ple_next; /* pause-loop exits: next vCPU to consider */
 };
 

@@ -47,11 +47,14 @@ static void pvm_enqueue(struct hv *hv, struct hv_vcpu *v)
 }
 
 /* Each partition's spare time for its weight (spare_vt), counting the
- * dispatches under way. */
-static void spare_vts(struct hv *hv, uint64_t *vt)
+ * dispatches under way; @using (or NULL): it has a vCPU on spare time. */
+static void spare_vts(struct hv *hv, uint64_t *vt, bool *using)
 {
-	for (unsigned int id = 0; id < hv->nparts; id++)
+	for (unsigned int id = 0; id < hv->nparts; id++) {
 		vt[id] = hv->parts[id]->spare_vt;
+		if (using)
+			using[id] = false;
+	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_vcpu *c = hv->pcpus[i].cur, *payer;
 		sim_time_t ent, before, now;
@@ -62,10 +65,13 @@ static void spare_vts(struct hv *hv, uint64_t *vt)
 		ent = hv_vcpu_entitlement(hv, payer);
 		before = payer->win_used_ps;
 		now = before + hv_uncharged(hv, c);
-		if (now > ent)
+		if (now > ent) {
 			vt[payer->part->id] += (now - SIM_MAX(before, ent)) *
 					       HV_SPARE_SCALE /
 					       hv_vcpu_weight(payer);
+			if (using)
+				using[payer->part->id] = true;
+		}
 	}
 }
 
@@ -90,10 +96,13 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 	 * dispatcher's stream.  A share of capacity, not of picks: drawing
 	 * partitions by weight at each pick gave a partition with more
 	 * vCPUs or longer slices more than its weight (session 10).  A
-	 * partition that wanted none for a while starts at most a window's
-	 * worth behind (as CFS places a waking task).
+	 * partition that starts wanting spare time again starts at most a
+	 * window's worth behind the least served of those that wanted it
+	 * already (as CFS places a waking task at min_vruntime less a
+	 * bound); one that wants it all along keeps what it is owed.
 	 */
-	uint64_t vt[HV_MAX_PARTS], best = UINT64_MAX, floor = 0;
+	uint64_t vt[HV_MAX_PARTS], best = UINT64_MAX, floor = UINT64_MAX;
+	bool using[HV_MAX_PARTS];
 	struct hv_vcpu *first[HV_MAX_PARTS] = {NULL};
 	unsigned int nbest = 0, pick = 0;
 
@@ -104,21 +113,26 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 			continue;
 		first[id] = v;
 	}
-	spare_vts(hv, vt);
+	spare_vts(hv, vt, using);
 	for (unsigned int id = 0; id < hv->nparts; id++)
-		if (first[id] && vt[id] > floor)
+		if (hv->parts[id]->spare_wanting && (first[id] || using[id]) &&
+		    vt[id] < floor)
 			floor = vt[id];
 	for (unsigned int id = 0; id < hv->nparts; id++) {
 		struct hv_partition *part = hv->parts[id];
-		uint64_t lag;
+		bool was = part->spare_wanting;
 
+		part->spare_wanting = first[id] || using[id];
 		if (!first[id])
 			continue;
-		lag = hv->p.window_ps * HV_SPARE_SCALE /
-		      hv_vcpu_weight(first[id]);
-		if (vt[id] + lag < floor) {
-			part->spare_vt += floor - lag - vt[id];
-			vt[id] = floor - lag;
+		if (!was && floor != UINT64_MAX) {
+			uint64_t lag = hv->p.window_ps * HV_SPARE_SCALE /
+				       hv_vcpu_weight(first[id]);
+
+			if (vt[id] + lag < floor) {
+				part->spare_vt += floor - lag - vt[id];
+				vt[id] = floor - lag;
+			}
 		}
 		if (vt[id] < best) {
 			best = vt[id];
@@ -194,7 +208,7 @@ static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 		if (hv_pcpu_free(p))
 			return NULL; /* it takes a free one */
 	}
-	spare_vts(hv, vt);
+	spare_vts(hv, vt, NULL);
 	for (unsigned int k = 0; k < n; k++) {
 		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
 		unsigned int id;

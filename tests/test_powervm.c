@@ -152,6 +152,46 @@ START_TEST(test_spare_by_weight_unequal_partitions)
 END_TEST
 
 /*
+ * Weights far apart, both partitions wanting spare time all along: 8
+ * pCPUs; the guest's one vCPU capped at 0.1 PU (a ticket spinner: it
+ * uses it); two hog partitions of 8 vCPUs entitled to 0.5 PU each,
+ * weights 200 and 25.  Spare: 8 - 0.1 - 1.0 = 6.9 PU, split 8:1, 6.133
+ * and 0.767: physc 6.633 and 1.267, to 0.08.  (A catch-up clamp that
+ * fired on every pick took the heavy partition's credit: 5.96 and 1.94,
+ * a reviewer found, session 10.)
+ */
+START_TEST(test_spare_by_weight_far_apart)
+{
+	for (unsigned int seed = 1; seed <= 2; seed++) {
+		g_autofree char *text = g_strdup_printf(
+			"[run]\nduration = 200ms\nwarmup = 20ms\nseed = %u\n"
+			"[machine]\npcpus = 8\n"
+			"[hypervisor]\npolicy = powervm\nslice = 10ms\n"
+			"[partition]\nvcpus = 1\nentitlement = 0.1\n"
+			"capped = true\n"
+			"[lock]\ntype = ticket\n"
+			"[noise]\npartitions = 2\nvcpus = 8,8\n"
+			"entitlement = 0.5,0.5\ncapped = false,false\n"
+			"weight = 200,25\n",
+			seed);
+		struct qsim_config *cfg = tu_config(text, NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		ck_assert_int_eq(res.status, WL_OK);
+		ck_assert_msg(fabs(res.parts[1].physc - 6.633) < 0.08,
+			      "seed %u: weight 200 physc %f, want 6.633", seed,
+			      res.parts[1].physc);
+		ck_assert_msg(fabs(res.parts[2].physc - 1.267) < 0.08,
+			      "seed %u: weight 25 physc %f, want 1.267", seed,
+			      res.parts[2].physc);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+END_TEST
+
+/*
  * Whole-core dispatch, by hand: one SMT2 core (2 pCPUs), the guest's one
  * vCPU and one hog vCPU, both always runnable.  Without it each has a
  * thread to itself: physc 1.0 each.  With it the core runs one partition
@@ -286,6 +326,7 @@ int main(void)
 	tcase_add_test(tc, test_spare_by_weight);
 	tcase_add_test(tc, test_capped_conferring_stays_capped);
 	tcase_add_test(tc, test_spare_by_weight_unequal_partitions);
+	tcase_add_test(tc, test_spare_by_weight_far_apart);
 	tcase_add_test(tc, test_whole_core_dispatch);
 	tcase_add_test(tc, test_two_guests_with_locks);
 	tcase_add_test(tc, test_noise_partitions_one_by_one);

@@ -348,8 +348,8 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	fputc('\n', out);
 	fprintf(out,
 		"hcalls    confer directed %" PRIu64 " (stale %" PRIu64
-		"), undirected %" PRIu64 ", %" PRIu64
-		" of them yielded the pCPU; prod %" PRIu64 " (latched %" PRIu64
+		"), undirected %" PRIu64 "; %" PRIu64
+		" confers yielded the pCPU; prod %" PRIu64 " (latched %" PRIu64
 		"); cede %" PRIu64 "\n",
 		tot.confers_directed, tot.confers_stale, tot.confers_undirected,
 		tot.confers_yielded, tot.prods, tot.prods_latched, tot.cedes);
