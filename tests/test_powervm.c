@@ -111,6 +111,31 @@ START_TEST(test_capped_conferring_stays_capped)
 END_TEST
 
 /*
+ * Run @text for seeds 1..@seeds and check partitions @first..@first+@n-1
+ * get @want physc, to 0.08 PU.
+ */
+static void spare_split(const char *text, unsigned int seeds,
+			unsigned int first, const double *want, unsigned int n)
+{
+	for (unsigned int seed = 1; seed <= seeds; seed++) {
+		g_autofree char *set = g_strdup_printf("run.seed=%u", seed);
+		struct qsim_config *cfg = tu_config(text, set, NULL);
+		struct qsim_results res;
+
+		tu_model(cfg, &res);
+		ck_assert_int_eq(res.status, WL_OK);
+		for (unsigned int i = 0; i < n; i++)
+			ck_assert_msg(fabs(res.parts[first + i].physc -
+					   want[i]) < 0.08,
+				      "seed %u: partition %u physc %f, want %f",
+				      seed, first + i,
+				      res.parts[first + i].physc, want[i]);
+		qsim_results_clear(&res);
+		cfg_free(cfg);
+	}
+}
+
+/*
  * Spare capacity by weight when the partitions differ in size, with
  * slices as long as the window: 8 pCPUs; the guest's 12 vCPUs entitled
  * to 2.0 PU, weight 64; the noise's 6 vCPUs to 1.0 PU, weight 192; both
@@ -122,32 +147,18 @@ END_TEST
  */
 START_TEST(test_spare_by_weight_unequal_partitions)
 {
-	for (unsigned int seed = 1; seed <= 3; seed++) {
-		g_autofree char *text = g_strdup_printf(
-			"[run]\nduration = 2s\nwarmup = 20ms\nseed = %u\n"
-			"[machine]\npcpus = 8\n"
-			"[hypervisor]\npolicy = powervm\nslice = 10ms\n"
-			"[partition]\nvcpus = 12\nentitlement = 2.0\n"
-			"weight = 64\n"
-			"[lock]\ntype = ticket\n"
-			"[workload]\nthink = 0ns\ncs = 100ns\n"
-			"[noise]\npartitions = 1\nvcpus = 6\n"
-			"entitlement = 1.0\nweight = 192\n",
-			seed);
-		struct qsim_config *cfg = tu_config(text, NULL);
-		struct qsim_results res;
+	static const double want[] = {3.25, 4.75};
 
-		tu_model(cfg, &res);
-		ck_assert_int_eq(res.status, WL_OK);
-		ck_assert_msg(fabs(res.parts[0].physc - 3.25) < 0.08,
-			      "seed %u: guest physc %f, want 3.25", seed,
-			      res.parts[0].physc);
-		ck_assert_msg(fabs(res.parts[1].physc - 4.75) < 0.08,
-			      "seed %u: noise physc %f, want 4.75", seed,
-			      res.parts[1].physc);
-		qsim_results_clear(&res);
-		cfg_free(cfg);
-	}
+	spare_split("[run]\nduration = 2s\nwarmup = 20ms\n"
+		    "[machine]\npcpus = 8\n"
+		    "[hypervisor]\npolicy = powervm\nslice = 10ms\n"
+		    "[partition]\nvcpus = 12\nentitlement = 2.0\n"
+		    "weight = 64\n"
+		    "[lock]\ntype = ticket\n"
+		    "[workload]\nthink = 0ns\ncs = 100ns\n"
+		    "[noise]\npartitions = 1\nvcpus = 6\n"
+		    "entitlement = 1.0\nweight = 192\n",
+		    3, 0, want, 2);
 }
 END_TEST
 
@@ -162,32 +173,18 @@ END_TEST
  */
 START_TEST(test_spare_by_weight_far_apart)
 {
-	for (unsigned int seed = 1; seed <= 2; seed++) {
-		g_autofree char *text = g_strdup_printf(
-			"[run]\nduration = 200ms\nwarmup = 20ms\nseed = %u\n"
-			"[machine]\npcpus = 8\n"
-			"[hypervisor]\npolicy = powervm\nslice = 10ms\n"
-			"[partition]\nvcpus = 1\nentitlement = 0.1\n"
-			"capped = true\n"
-			"[lock]\ntype = ticket\n"
-			"[noise]\npartitions = 2\nvcpus = 8,8\n"
-			"entitlement = 0.5,0.5\ncapped = false,false\n"
-			"weight = 200,25\n",
-			seed);
-		struct qsim_config *cfg = tu_config(text, NULL);
-		struct qsim_results res;
+	static const double want[] = {6.633, 1.267};
 
-		tu_model(cfg, &res);
-		ck_assert_int_eq(res.status, WL_OK);
-		ck_assert_msg(fabs(res.parts[1].physc - 6.633) < 0.08,
-			      "seed %u: weight 200 physc %f, want 6.633", seed,
-			      res.parts[1].physc);
-		ck_assert_msg(fabs(res.parts[2].physc - 1.267) < 0.08,
-			      "seed %u: weight 25 physc %f, want 1.267", seed,
-			      res.parts[2].physc);
-		qsim_results_clear(&res);
-		cfg_free(cfg);
-	}
+	spare_split("[run]\nduration = 200ms\nwarmup = 20ms\n"
+		    "[machine]\npcpus = 8\n"
+		    "[hypervisor]\npolicy = powervm\nslice = 10ms\n"
+		    "[partition]\nvcpus = 1\nentitlement = 0.1\n"
+		    "capped = true\n"
+		    "[lock]\ntype = ticket\n"
+		    "[noise]\npartitions = 2\nvcpus = 8,8\n"
+		    "entitlement = 0.5,0.5\ncapped = false,false\n"
+		    "weight = 200,25\n",
+		    2, 1, want, 2);
 }
 END_TEST
 
