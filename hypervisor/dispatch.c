@@ -62,8 +62,8 @@ void hv_pcpu_start_after(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t,
 	 * whose vCPUs confer often makes the pool dispatch often). */
 	if (hv->ops->window && latency &&
 	    p->payer->win_used_ps >= hv_vcpu_entitlement(hv, p->payer))
-		p->payer->part->spare_vt +=
-			latency * HV_SPARE_SCALE / hv_vcpu_weight(p->payer);
+		p->payer->part->spare_vt += hv_spare_vt_of(
+			hv, p->payer, p->payer->win_used_ps, latency);
 	hv_pcpu_busy(p, t);
 	if (hv->p.whole_core) {
 		unsigned int c = p->id / hv->p.smt;
@@ -122,6 +122,21 @@ static bool confer_instead(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
 	return false;
 }
 
+/*
+ * One run queue for the pool: a vCPU just queued (preempted, or the
+ * lender or yielder of a slice) is offered to the free pCPUs, which may
+ * have idled while nothing queued could run on them.  Not from inside a
+ * kick (the picks it makes call here).
+ */
+static void offer_to_idle(struct hv *hv, sim_time_t t)
+{
+	if (!hv->ops->shared_queue || hv->kicking)
+		return;
+	hv->kicking = true;
+	hv_kick_idle_pcpus(hv, t);
+	hv->kicking = false;
+}
+
 void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -138,11 +153,8 @@ void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 		hv_pcpu_start(p, v, t, false);
 	}
 	/* If this pCPU took another, a free one takes the lender. */
-	if (lender && lender->on_rq && hv->ops->shared_queue && !hv->kicking) {
-		hv->kicking = true;
-		hv_kick_idle_pcpus(hv, t);
-		hv->kicking = false;
-	}
+	if (lender && lender->on_rq)
+		offer_to_idle(hv, t);
 	hv_whole_core_kick(hv, t);
 }
 
@@ -297,15 +309,9 @@ void hv_charge(struct hv_vcpu *v, sim_time_t t)
 	d = t - v->dispatched_at;
 	/* Entitlement windows: what goes beyond the payer's entitlement is
 	 * spare capacity, its partition's uncapped share. */
-	if (v->hv->ops->window) {
-		sim_time_t ent = hv_vcpu_entitlement(v->hv, payer);
-		sim_time_t before = payer->win_used_ps;
-
-		if (before + d > ent)
-			payer->part->spare_vt +=
-				(before + d - SIM_MAX(before, ent)) *
-				HV_SPARE_SCALE / hv_vcpu_weight(payer);
-	}
+	if (v->hv->ops->window)
+		payer->part->spare_vt +=
+			hv_spare_vt_of(v->hv, payer, payer->win_used_ps, d);
 	payer->win_used_ps += d;
 	v->run_ps += d;
 	v->cpu_ps += d;
@@ -379,8 +385,7 @@ void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 
 	hv_vcpu_preempt(p->cur, t, why);
 	hv_pcpu_pick(p, t);
-	if (hv->ops->shared_queue)
-		hv_kick_idle_pcpus(hv, t);
+	offer_to_idle(hv, t);
 }
 
 /*
@@ -504,11 +509,7 @@ bool hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		hv_pcpu_start(p, tv, t, true);
 		/* The yielder, queued, may run on a free pCPU (one that
 		 * idled while it was lent). */
-		if (hv->ops->shared_queue && !hv->kicking) {
-			hv->kicking = true;
-			hv_kick_idle_pcpus(hv, t);
-			hv->kicking = false;
-		}
+		offer_to_idle(hv, t);
 		hv_whole_core_kick(hv, t);
 		return true;
 	}

@@ -412,7 +412,7 @@ static inline bool hv_pcpu_free(const struct hv_pcpu *p)
  * PAPR's confer gives away "the remainder of the current dispatch", so
  * @v is not dispatched elsewhere until that slice ends; on the pCPU that
  * runs its slice it may be (a confer back to it: its own dispatch again).
- * docs/hypervisor.md, "Slices and confers".  @p NULL: on any pCPU.
+ * docs/hypervisor.md, "Slices and confers".
  */
 static inline bool hv_vcpu_lent(const struct hv_vcpu *v,
 				const struct hv_pcpu *p)
@@ -498,6 +498,20 @@ static inline struct hv_vcpu *hv_payer(struct hv_vcpu *v)
 
 /* A vCPU's entitlement per dispatch window, in ps of CPU time. */
 sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v);
+
+/* Of @d more CPU time on @payer's bill, which has @before of this window
+ * used, the part beyond its entitlement (spare capacity), scaled by
+ * HV_SPARE_SCALE / weight: what it adds to the partition's spare_vt. */
+static inline uint64_t hv_spare_vt_of(const struct hv *hv,
+				      const struct hv_vcpu *payer,
+				      sim_time_t before, sim_time_t d)
+{
+	sim_time_t ent = hv_vcpu_entitlement(hv, payer);
+
+	return before + d > ent ? (before + d - SIM_MAX(before, ent)) *
+					  HV_SPARE_SCALE / hv_vcpu_weight(payer)
+				: 0;
+}
 /* Let @p choose a vCPU now (it must be free). */
 void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t);
 /* Let every idle pCPU look for work (after eligibility changed). */

@@ -57,21 +57,17 @@ static void spare_vts(struct hv *hv, uint64_t *vt, bool *using)
 	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_vcpu *c = hv->pcpus[i].cur, *payer;
-		sim_time_t ent, before, now;
+		sim_time_t unch;
 
 		if (!c || c->state != HV_RUNNING)
 			continue;
 		payer = hv_payer(c);
-		ent = hv_vcpu_entitlement(hv, payer);
-		before = payer->win_used_ps;
-		now = before + hv_uncharged(hv, c);
-		if (now > ent) {
-			vt[payer->part->id] += (now - SIM_MAX(before, ent)) *
-					       HV_SPARE_SCALE /
-					       hv_vcpu_weight(payer);
-			if (using)
-				using[payer->part->id] = true;
-		}
+		unch = hv_uncharged(hv, c);
+		vt[payer->part->id] +=
+			hv_spare_vt_of(hv, payer, payer->win_used_ps, unch);
+		if (using &&
+		    payer->win_used_ps + unch > hv_vcpu_entitlement(hv, payer))
+			using[payer->part->id] = true;
 	}
 }
 

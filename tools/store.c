@@ -489,6 +489,19 @@ static bool backfill_params(struct store *st, GError **error)
  * so a file made before them failed every insert.  This pass makes any
  * older file take today's rows, whatever its history.
  */
+/* Has @table a column @name?  -1 with @error if the query fails. */
+static int has_column(struct store *st, const char *table, const char *name,
+		      GError **error)
+{
+	g_autofree char *q = g_strdup_printf(
+		"SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name = "
+		"'%s'",
+		table, name);
+	int64_t n = query_int(st, q, error);
+
+	return n < 0 ? -1 : n > 0;
+}
+
 static bool add_missing_columns(struct store *st, GError **error)
 {
 	static const struct {
@@ -506,11 +519,7 @@ static bool add_missing_columns(struct store *st, GError **error)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cols); i++) {
-		g_autofree char *q = g_strdup_printf(
-			"SELECT COUNT(*) FROM pragma_table_info('%s') WHERE "
-			"name = '%s'",
-			cols[i].table, cols[i].name);
-		int64_t n = query_int(st, q, error);
+		int n = has_column(st, cols[i].table, cols[i].name, error);
 		g_autofree char *add = NULL;
 
 		if (n < 0)
@@ -630,38 +639,33 @@ static bool migrate(struct store *st, GError **error)
 		/* 12 -> 13: the memory model of a torture run. */
 		[12] = TORTURE_MEMORY_DDL
 		"ALTER TABLE lock_results ADD COLUMN nested INTEGER;\n",
-		/* 13 -> 14: lock_results.units goes (below). */
+		/* 13 -> 14: lock_results.units goes (below: only files made
+		 * new at 10 to 13 have it). */
 		[13] = "",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
 
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
-		/*
-		 * Files made new at 10 to 13 had a lock_results.units column
-		 * (a lock has no units of work; it was always 0) that step 9
-		 * did not add, so such files and migrated ones differed and
-		 * could not be merged: 14 has it nowhere.
-		 */
-		int64_t drop_units =
-			v != 13 ? 0
-				: query_int(st,
-					    "SELECT COUNT(*) FROM "
-					    "pragma_table_info('lock_results') "
-					    "WHERE name = 'units'",
-					    error);
-		g_autofree char *sql = NULL;
-
-		if (drop_units < 0)
-			return false;
-		sql = g_strdup_printf(
-			"%s%sPRAGMA user_version = %d;\n", steps[v],
-			drop_units ? "ALTER TABLE lock_results DROP COLUMN "
-				     "units;\n"
-				   : "",
-			v + 1);
+		g_autofree char *sql = g_strdup_printf(
+			"%sPRAGMA user_version = %d;\n", steps[v], v + 1);
 
 		if (!exec(st, sql, error))
+			return false;
+	}
+	/*
+	 * Files made new at 10 to 13 had a lock_results.units column (a
+	 * lock has no units of work; it was always 0) that step 9 did not
+	 * add, so such files and migrated ones differed and could not be
+	 * merged: 14 has it nowhere.
+	 */
+	if (version < 14) {
+		int units = has_column(st, "lock_results", "units", error);
+
+		if (units < 0 || (units && !exec(st,
+						 "ALTER TABLE lock_results "
+						 "DROP COLUMN units;",
+						 error)))
 			return false;
 	}
 	if (!add_missing_columns(st, error))
