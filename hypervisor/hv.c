@@ -213,6 +213,10 @@ static void window_ev(struct sim_event *ev)
 
 	if (v->state == HV_RUNNING)
 		hv_charge(v, t);
+	/* A slice it conferred still runs on its bill: what ran of it so
+	 * far belongs to the window that ends here. */
+	if (hv_vcpu_lent(v, NULL))
+		hv_charge(v->paying->cur, t);
 	v->win_used_ps = 0;
 	hv->ops->window(hv, v, t);
 	if (v->on_rq)

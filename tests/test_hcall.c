@@ -190,6 +190,52 @@ START_TEST(test_confer_charged_to_caller)
 END_TEST
 
 /*
+ * The same confer, with vCPU 0's dispatch window starting at 3 ms (vCPU
+ * 1's at 10 ms) while vCPU 1 runs the slice vCPU 0 conferred: what ran
+ * of that slice before 3 ms belongs to vCPU 0's old window, the rest to
+ * its new one.
+ *   vCPU 1 runs on vCPU 0's bill from 1.0046009 ms to the slice end at
+ *   5.002 ms; vCPU 0's new window is charged only 5.002 - 3 = 2.002 ms.
+ *   vCPU 0 is dispatched again, running at 5.004 ms, for the 2.998 ms it
+ *   has left, to 8.002 ms; vCPU 1 runs on its own from 8.004 ms.
+ * At 9 ms: vCPU 0 used 5 ms of its new window, vCPU 1 0.996 ms of its
+ * own; vCPU 0 has run 1.0006009 + 2.998 ms.  (Before session 11 the
+ * whole lent slice, 3.9973991 ms, went to the new window: vCPU 0 ran
+ * again only to 6.0066009 ms and vCPU 1 had used 2.9913991 ms.)
+ */
+START_TEST(test_confer_across_window_start)
+{
+	static const struct tu_step s0[] = {{TU_WORK, SIM_MS, 0},
+					    {TU_CONFER, 1, -1},
+					    {TU_MARK, 0, 0},
+					    {TU_WORK, 30 * SIM_MS, 0},
+					    {TU_END, 0, 0}};
+	static const struct tu_step s1[] = {{TU_WORK, 30 * SIM_MS, 0},
+					    {TU_END, 0, 0}};
+	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
+	struct hv_params p = tu_hv_params(1);
+	struct hv_vcpu *v0;
+
+	p.policy = "powervm";
+	tu_rig_init(&R, &p, NULL, NULL, true, sc, 2, 0);
+	R.h.parts[0]->entitlement_cpu = 100;
+	R.h.parts[0]->capped = true;
+	tu_rig_start(&R);
+	v0 = R.h.vcpus[0];
+	sim_evq_cancel(&R.s.q, &v0->win_ev);
+	sim_schedule(&R.s, &v0->win_ev, 3 * SIM_MS);
+	sim_run(&R.s, 9 * SIM_MS);
+	hv_flush_stats(&R.h, 9 * SIM_MS);
+	ck_assert(hv_check_invariants(&R.h));
+	ck_assert_uint_eq(sc[0].marks[0], 5004 * SIM_US);
+	ck_assert_uint_eq(v0->win_used_ps, 5 * SIM_MS);
+	ck_assert_uint_eq(v0->cpu_ps, 1000600900 + 2998 * SIM_US);
+	ck_assert_uint_eq(R.h.vcpus[1]->win_used_ps, 996 * SIM_US);
+	done();
+}
+END_TEST
+
+/*
  * H_CONFER to all, as PAPR defines it (docs/hypervisor.md): the caller's
  * cycles go to the partition's vCPUs preempted at the call, those not
  * conferring to all themselves.  One pCPU under rr, three vCPUs queued in
@@ -254,6 +300,7 @@ int main(void)
 	tcase_add_test(tc, test_confer_stale_then_directed);
 	tcase_add_test(tc, test_confer_any);
 	tcase_add_test(tc, test_confer_charged_to_caller);
+	tcase_add_test(tc, test_confer_across_window_start);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
