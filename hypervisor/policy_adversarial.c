@@ -74,4 +74,5 @@ const struct hv_policy_ops hv_policy_adversarial = {
 	.should_preempt = adv_should_preempt,
 	.slice = adv_slice,
 	.at_point = adv_at_point,
+	.shared_queue = true,
 };

@@ -236,6 +236,45 @@ START_TEST(test_confer_across_window_start)
 END_TEST
 
 /*
+ * One run queue for the pool (rr, and adversarial like it): a vCPU that
+ * lands in the queue while another pCPU idles is taken by that pCPU.
+ * Two pCPUs.  vCPU 0 confers its slice to vCPU 2 (queued), so vCPU 0 is
+ * lent and may not run on pCPU 1; vCPU 1 cedes for good, and pCPU 1
+ * idles.  When vCPU 2's slice ends, pCPU 0 takes vCPU 0 back and vCPU 2
+ * is queued: pCPU 1 must take it then, not idle for the rest of the run.
+ * At 60 ms both pCPUs run (one of vCPUs 0 and 2 each).
+ */
+START_TEST(test_queue_shared_by_idle_pcpus)
+{
+	static const char *const policies[] = {"rr", "adversarial"};
+	static const struct tu_step s0[] = {{TU_WORK, SIM_US, 0},
+					    {TU_CONFER, 2, -1},
+					    {TU_WORK, SIM_S, 0},
+					    {TU_END, 0, 0}};
+	static const struct tu_step s1[] = {
+		{TU_WORK, 20 * SIM_US, 0}, {TU_CEDE, 0, 0}, {TU_END, 0, 0}};
+	static const struct tu_step s2[] = {{TU_WORK, SIM_S, 0},
+					    {TU_END, 0, 0}};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(policies); i++) {
+		struct tu_script sc[3] = {
+			{.steps = s0}, {.steps = s1}, {.steps = s2}};
+
+		run_policy = policies[i];
+		run(2, sc, 3, 60 * SIM_MS);
+		ck_assert_msg(R.h.vcpus[0]->st.confers_yielded == 1 &&
+				      R.h.vcpus[2]->st.preemptions > 0,
+			      "%s: the lent slice never ended", policies[i]);
+		ck_assert_msg(R.h.pcpus[0].cur && R.h.pcpus[1].cur,
+			      "%s: a pCPU idles beside queued vCPU %u",
+			      policies[i], R.h.vcpus[0]->on_rq ? 0u : 2u);
+		done();
+	}
+	run_policy = "rr";
+}
+END_TEST
+
+/*
  * H_CONFER to all, as PAPR defines it (docs/hypervisor.md): the caller's
  * cycles go to the partition's vCPUs preempted at the call, those not
  * conferring to all themselves.  One pCPU under rr, three vCPUs queued in
@@ -301,6 +340,7 @@ int main(void)
 	tcase_add_test(tc, test_confer_any);
 	tcase_add_test(tc, test_confer_charged_to_caller);
 	tcase_add_test(tc, test_confer_across_window_start);
+	tcase_add_test(tc, test_queue_shared_by_idle_pcpus);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
