@@ -413,6 +413,21 @@ static void core_preempt(struct hv_pcpu *p, sim_time_t t)
 			hv_pcpu_pick(&hv->pcpus[i], t);
 }
 
+/*
+ * Preempt @p for queued @v.  Under whole-core dispatch a vCPU of another
+ * partition can have none of the core's threads while the partition
+ * running there keeps one, so the whole core goes (the caller checked
+ * that every running thread of it may be preempted).
+ */
+void hv_pcpu_preempt_for(struct hv_pcpu *p, const struct hv_vcpu *v,
+			 sim_time_t t, const char *why)
+{
+	if (p->hv->p.whole_core && p->cur->part != v->part)
+		core_preempt(p, t);
+	else
+		hv_pcpu_preempt(p, t, why);
+}
+
 static void slice_end(struct hv_pcpu *p, sim_time_t t)
 {
 	struct hv *hv = p->hv;
@@ -484,9 +499,9 @@ void hv_wake_done(struct sim_event *ev)
 		return;
 	p = hv->ops->wake_preempt(hv, v);
 	if (p)
-		hv_pcpu_preempt(p, ev->time_ps,
-				"preempted by a waking vCPU%.0" PRId64
-				"%.0" PRId64);
+		hv_pcpu_preempt_for(p, v, ev->time_ps,
+				    "preempted by a waking vCPU%.0" PRId64
+				    "%.0" PRId64);
 }
 
 /*

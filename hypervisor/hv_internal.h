@@ -34,6 +34,8 @@ struct hv_pcpu *hv_vcpu_requeue(struct hv_vcpu *v, sim_time_t t,
 				enum hv_dtl_reason why);
 void hv_vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why);
 void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why);
+void hv_pcpu_preempt_for(struct hv_pcpu *p, const struct hv_vcpu *v,
+			 sim_time_t t, const char *why);
 void hv_pcpu_ev(struct sim_event *ev);
 void hv_vcpu_wake(struct hv_vcpu *v, sim_time_t t);
 void hv_wake_done(struct sim_event *ev);

@@ -190,6 +190,32 @@ static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
  * time for its weight (the counterpart of pvm_pick's choice); among
  * those, the first from @v's home pCPU on.
  */
+static bool on_spare(const struct hv *hv, const struct hv_pcpu *p)
+{
+	return p->cur && p->cur->state == HV_RUNNING &&
+	       !entitled(hv, hv_payer(p->cur));
+}
+
+/* May @v have @p by preempting its runner: it runs on spare time and,
+ * under whole-core dispatch, so does every busy thread of its core (of
+ * another partition, the core goes as a unit: hv_pcpu_preempt_for). */
+static bool may_take(const struct hv *hv, const struct hv_pcpu *p,
+		     const struct hv_vcpu *v)
+{
+	unsigned int first, end;
+
+	if (!on_spare(hv, p))
+		return false;
+	if (!hv->p.whole_core || p->cur->part == v->part)
+		return hv_may_dispatch(hv, p, v);
+	first = p->id / hv->p.smt * hv->p.smt;
+	end = SIM_MIN(first + hv->p.smt, hv->p.npcpus);
+	for (unsigned int i = first; i < end; i++)
+		if (hv->pcpus[i].cur && !on_spare(hv, &hv->pcpus[i]))
+			return false;
+	return true;
+}
+
 static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 {
 	unsigned int n = hv->p.npcpus, home = (unsigned int)v->home_pcpu;
@@ -201,7 +227,7 @@ static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 	for (unsigned int k = 0; k < n; k++) {
 		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
 
-		if (hv_pcpu_free(p))
+		if (hv_pcpu_free(p) && hv_may_dispatch(hv, p, v))
 			return NULL; /* it takes a free one */
 	}
 	spare_vts(hv, vt, NULL);
@@ -209,9 +235,7 @@ static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
 		unsigned int id;
 
-		if (!p->cur || p->cur->state != HV_RUNNING ||
-		    entitled(hv, hv_payer(p->cur)) ||
-		    !hv_may_dispatch(hv, p, v))
+		if (!may_take(hv, p, v))
 			continue;
 		id = hv_payer(p->cur)->part->id;
 		if (!best || vt[id] > most) {
@@ -232,9 +256,9 @@ static void pvm_window(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 	struct hv_pcpu *p = spare_runner(hv, v);
 
 	if (p)
-		hv_pcpu_preempt(p, t,
-				"preempted for an entitled vCPU%.0" PRId64
-				"%.0" PRId64);
+		hv_pcpu_preempt_for(p, v, t,
+				    "preempted for an entitled vCPU%.0" PRId64
+				    "%.0" PRId64);
 }
 
 /*
