@@ -128,12 +128,12 @@ static bool confer_instead(struct hv_pcpu *p, struct hv_vcpu *v, sim_time_t t)
  * have idled while nothing queued could run on them.  Not from inside a
  * kick (the picks it makes call here).
  */
-static void offer_to_idle(struct hv *hv, sim_time_t t)
+static void offer_to_idle(struct hv *hv, sim_time_t t, const struct hv_vcpu *v)
 {
 	if (!hv->ops->shared_queue || hv->kicking)
 		return;
 	hv->kicking = true;
-	hv_kick_idle_pcpus(hv, t);
+	hv_kick_idle_pcpus_from(hv, t, v);
 	hv->kicking = false;
 }
 
@@ -154,7 +154,7 @@ void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t)
 	}
 	/* If this pCPU took another, a free one takes the lender. */
 	if (lender && lender->on_rq)
-		offer_to_idle(hv, t);
+		offer_to_idle(hv, t, lender);
 	hv_whole_core_kick(hv, t);
 }
 
@@ -382,10 +382,11 @@ void hv_vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why)
 void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 {
 	struct hv *hv = p->hv;
+	struct hv_vcpu *v = p->cur;
 
-	hv_vcpu_preempt(p->cur, t, why);
+	hv_vcpu_preempt(v, t, why);
 	hv_pcpu_pick(p, t);
-	offer_to_idle(hv, t);
+	offer_to_idle(hv, t, v);
 }
 
 /*
@@ -524,7 +525,7 @@ bool hv_yield_to(struct hv_vcpu *v, struct hv_vcpu *tv, sim_time_t t,
 		hv_pcpu_start(p, tv, t, true);
 		/* The yielder, queued, may run on a free pCPU (one that
 		 * idled while it was lent). */
-		offer_to_idle(hv, t);
+		offer_to_idle(hv, t, v);
 		hv_whole_core_kick(hv, t);
 		return true;
 	}

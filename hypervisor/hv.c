@@ -199,9 +199,22 @@ sim_time_t hv_vcpu_entitlement(const struct hv *hv, const struct hv_vcpu *v)
 
 void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t)
 {
-	for (unsigned int i = 0; i < hv->p.npcpus && hv->rq_len; i++)
-		if (hv_pcpu_free(&hv->pcpus[i]))
-			hv_pcpu_pick(&hv->pcpus[i], t);
+	hv_kick_idle_pcpus_from(hv, t, NULL);
+}
+
+void hv_kick_idle_pcpus_from(struct hv *hv, sim_time_t t,
+			     const struct hv_vcpu *v)
+{
+	unsigned int n = hv->p.npcpus;
+	unsigned int first =
+		v && v->home_pcpu >= 0 ? (unsigned int)v->home_pcpu : 0;
+
+	for (unsigned int k = 0; k < n && hv->rq_len; k++) {
+		struct hv_pcpu *p = &hv->pcpus[(first + k) % n];
+
+		if (hv_pcpu_free(p))
+			hv_pcpu_pick(p, t);
+	}
 }
 
 /* @v's dispatch window begins: charge it up to here, refill it. */
@@ -220,7 +233,7 @@ static void window_ev(struct sim_event *ev)
 	v->win_used_ps = 0;
 	hv->ops->window(hv, v, t);
 	if (v->on_rq)
-		hv_kick_idle_pcpus(hv, t);
+		hv_kick_idle_pcpus_from(hv, t, v);
 	sim_schedule(hv->sim, &v->win_ev, t + hv->p.window_ps);
 }
 

@@ -275,6 +275,40 @@ START_TEST(test_queue_shared_by_idle_pcpus)
 END_TEST
 
 /*
+ * powervm's affinity: a vCPU that becomes runnable goes to the first free
+ * pCPU from its home pCPU on, also when the dispatcher offers it to the
+ * idle pCPUs (here at its window refill).  Four pCPUs, one vCPU capped at
+ * 0.10 PU (1 ms per 10 ms window), homed on pCPU 2: it starts on pCPU 0
+ * (the first to pick), is capped off at 1.002 ms, and at the refill at
+ * 10 ms is dispatched on pCPU 2 (before session 11: pCPU 0, the lowest
+ * free one, whatever the vCPU's home).
+ */
+START_TEST(test_refill_goes_home)
+{
+	static const struct tu_step s0[] = {{TU_WORK, SIM_S, 0},
+					    {TU_END, 0, 0}};
+	struct tu_script sc[1] = {{.steps = s0}};
+	struct hv_params p = tu_hv_params(4);
+	struct hv_vcpu *v;
+
+	p.policy = "powervm";
+	tu_rig_init(&R, &p, NULL, NULL, true, sc, 1, 0);
+	R.h.parts[0]->entitlement_cpu = 10;
+	R.h.parts[0]->capped = true;
+	tu_rig_start(&R);
+	v = R.h.vcpus[0];
+	v->home_pcpu = 2;
+	sim_run(&R.s, 5 * SIM_MS);
+	ck_assert(v->on_rq && !R.h.pcpus[0].cur);
+	ck_assert_uint_eq(v->win_used_ps, SIM_MS);
+	sim_run(&R.s, 10 * SIM_MS + 10 * SIM_US);
+	ck_assert_ptr_eq(R.h.pcpus[2].cur, v);
+	ck_assert(hv_check_invariants(&R.h));
+	done();
+}
+END_TEST
+
+/*
  * H_CONFER to all, as PAPR defines it (docs/hypervisor.md): the caller's
  * cycles go to the partition's vCPUs preempted at the call, those not
  * conferring to all themselves.  One pCPU under rr, three vCPUs queued in
@@ -341,6 +375,7 @@ int main(void)
 	tcase_add_test(tc, test_confer_charged_to_caller);
 	tcase_add_test(tc, test_confer_across_window_start);
 	tcase_add_test(tc, test_queue_shared_by_idle_pcpus);
+	tcase_add_test(tc, test_refill_goes_home);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
