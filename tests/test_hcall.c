@@ -309,6 +309,42 @@ START_TEST(test_refill_goes_home)
 END_TEST
 
 /*
+ * Spare time is charged by weight, and so is the pool time a dispatch on
+ * spare time takes (the dispatch latency).  One pCPU, two vCPUs of an
+ * uncapped partition entitled to 0.20 PU (1 ms each per 10 ms window),
+ * weight 128, both always runnable.
+ *   vCPU 0 runs at 2 us to 1.002 ms (its 1 ms), then vCPU 1, entitled,
+ *   takes the pCPU: running at 1.004 ms to 2.004 ms (its 1 ms; the 2 us
+ *   of latency are in entitled time, no spare charge).  Neither is
+ *   entitled now, so spare time goes round: vCPU 0 is dispatched at
+ *   2.004 ms on spare time and runs from 2.006 ms.
+ * At 2.5 ms: 2 us of latency + 494 us of running on spare time, times
+ * 256 / 128: spare_vt = 992 us.
+ */
+START_TEST(test_spare_latency_charged)
+{
+	static const struct tu_step s[] = {{TU_WORK, SIM_S, 0}, {TU_END, 0, 0}};
+	struct tu_script sc[2] = {{.steps = s}, {.steps = s}};
+	struct hv_params p = tu_hv_params(1);
+
+	p.policy = "powervm";
+	tu_rig_init(&R, &p, NULL, NULL, true, sc, 2, 0);
+	R.h.parts[0]->entitlement_cpu = 20;
+	R.h.parts[0]->capped = false;
+	R.h.parts[0]->weight = 128;
+	tu_rig_start(&R);
+	sim_run(&R.s, 2500 * SIM_US);
+	hv_flush_stats(&R.h, 2500 * SIM_US);
+	ck_assert(hv_check_invariants(&R.h));
+	ck_assert_ptr_eq(R.h.pcpus[0].cur, R.h.vcpus[0]);
+	ck_assert_uint_eq(R.h.vcpus[0]->win_used_ps, 1494 * SIM_US);
+	ck_assert_uint_eq(R.h.vcpus[1]->win_used_ps, SIM_MS);
+	ck_assert_uint_eq(R.h.parts[0]->spare_vt, 992 * SIM_US);
+	done();
+}
+END_TEST
+
+/*
  * H_CONFER to all, as PAPR defines it (docs/hypervisor.md): the caller's
  * cycles go to the partition's vCPUs preempted at the call, those not
  * conferring to all themselves.  One pCPU under rr, three vCPUs queued in
@@ -376,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, test_confer_across_window_start);
 	tcase_add_test(tc, test_queue_shared_by_idle_pcpus);
 	tcase_add_test(tc, test_refill_goes_home);
+	tcase_add_test(tc, test_spare_latency_charged);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
