@@ -14,8 +14,10 @@ static struct tu_rig R;
 static const char *run_policy = "rr";
 static unsigned int run_entitlement;
 
-static void run(unsigned int npcpus, struct tu_script *scripts, unsigned int n,
-		sim_time_t until)
+/* Set up and start the rig: @n vCPUs of one partition on @npcpus, under
+ * run_policy, entitled to run_entitlement, capped unless @uncapped. */
+static void start(unsigned int npcpus, struct tu_script *scripts,
+		  unsigned int n, bool uncapped)
 {
 	struct hv_params p = tu_hv_params(npcpus);
 	struct hv_partition *part;
@@ -24,9 +26,15 @@ static void run(unsigned int npcpus, struct tu_script *scripts, unsigned int n,
 	tu_rig_init(&R, &p, NULL, NULL, true, scripts, n, 0);
 	part = R.h.parts[0];
 	part->entitlement_cpu = run_entitlement;
-	part->capped = true;
+	part->capped = !uncapped; /* uncapped: the default weight, 128 */
 	tu_rig_start(&R);
 	ck_assert(hv_check_invariants(&R.h));
+}
+
+static void run(unsigned int npcpus, struct tu_script *scripts, unsigned int n,
+		sim_time_t until)
+{
+	start(npcpus, scripts, n, false);
 	sim_run(&R.s, until);
 	ck_assert(hv_check_invariants(&R.h));
 }
@@ -213,14 +221,12 @@ START_TEST(test_confer_across_window_start)
 	static const struct tu_step s1[] = {{TU_WORK, 30 * SIM_MS, 0},
 					    {TU_END, 0, 0}};
 	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
-	struct hv_params p = tu_hv_params(1);
 	struct hv_vcpu *v0;
 
-	p.policy = "powervm";
-	tu_rig_init(&R, &p, NULL, NULL, true, sc, 2, 0);
-	R.h.parts[0]->entitlement_cpu = 100;
-	R.h.parts[0]->capped = true;
-	tu_rig_start(&R);
+	run_policy = "powervm";
+	run_entitlement = 100;
+	start(1, sc, 2, false);
+	run_policy = "rr";
 	v0 = R.h.vcpus[0];
 	sim_evq_cancel(&R.s.q, &v0->win_ev);
 	sim_schedule(&R.s, &v0->win_ev, 3 * SIM_MS);
@@ -288,14 +294,12 @@ START_TEST(test_refill_goes_home)
 	static const struct tu_step s0[] = {{TU_WORK, SIM_S, 0},
 					    {TU_END, 0, 0}};
 	struct tu_script sc[1] = {{.steps = s0}};
-	struct hv_params p = tu_hv_params(4);
 	struct hv_vcpu *v;
 
-	p.policy = "powervm";
-	tu_rig_init(&R, &p, NULL, NULL, true, sc, 1, 0);
-	R.h.parts[0]->entitlement_cpu = 10;
-	R.h.parts[0]->capped = true;
-	tu_rig_start(&R);
+	run_policy = "powervm";
+	run_entitlement = 10;
+	start(4, sc, 1, false);
+	run_policy = "rr";
 	v = R.h.vcpus[0];
 	v->home_pcpu = 2;
 	sim_run(&R.s, 5 * SIM_MS);
@@ -325,14 +329,11 @@ START_TEST(test_spare_latency_charged)
 {
 	static const struct tu_step s[] = {{TU_WORK, SIM_S, 0}, {TU_END, 0, 0}};
 	struct tu_script sc[2] = {{.steps = s}, {.steps = s}};
-	struct hv_params p = tu_hv_params(1);
 
-	p.policy = "powervm";
-	tu_rig_init(&R, &p, NULL, NULL, true, sc, 2, 0);
-	R.h.parts[0]->entitlement_cpu = 20;
-	R.h.parts[0]->capped = false;
-	R.h.parts[0]->weight = 128;
-	tu_rig_start(&R);
+	run_policy = "powervm";
+	run_entitlement = 20;
+	start(1, sc, 2, true);
+	run_policy = "rr";
 	sim_run(&R.s, 2500 * SIM_US);
 	hv_flush_stats(&R.h, 2500 * SIM_US);
 	ck_assert(hv_check_invariants(&R.h));
