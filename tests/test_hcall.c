@@ -31,6 +31,19 @@ static void start(unsigned int npcpus, struct tu_script *scripts,
 	ck_assert(hv_check_invariants(&R.h));
 }
 
+/* The same under powervm, entitled to @ent hundredths of a PU. */
+static void start_powervm(unsigned int npcpus, struct tu_script *scripts,
+			  unsigned int n, unsigned int ent, bool uncapped)
+{
+	run_policy = "powervm";
+	run_entitlement = ent;
+	start(npcpus, scripts, n, uncapped);
+	run_policy = "rr";
+}
+
+/* A vCPU that only works, for a simulated second. */
+static const struct tu_step busy[] = {{TU_WORK, SIM_S, 0}, {TU_END, 0, 0}};
+
 static void run(unsigned int npcpus, struct tu_script *scripts, unsigned int n,
 		sim_time_t until)
 {
@@ -156,6 +169,13 @@ START_TEST(test_confer_any)
 }
 END_TEST
 
+/* vCPU 0 of the two confer tests below: works 1 ms, confers to vCPU 1. */
+static const struct tu_step confer_at_1ms[] = {{TU_WORK, SIM_MS, 0},
+					       {TU_CONFER, 1, -1},
+					       {TU_MARK, 0, 0},
+					       {TU_WORK, 30 * SIM_MS, 0},
+					       {TU_END, 0, 0}};
+
 /*
  * powervm: a directed confer hands the rest of the slice over, and the
  * time the target runs on it is charged to the caller's entitlement.  One
@@ -173,14 +193,9 @@ END_TEST
  */
 START_TEST(test_confer_charged_to_caller)
 {
-	static const struct tu_step s0[] = {{TU_WORK, SIM_MS, 0},
-					    {TU_CONFER, 1, -1},
-					    {TU_MARK, 0, 0},
-					    {TU_WORK, 30 * SIM_MS, 0},
-					    {TU_END, 0, 0}};
 	static const struct tu_step s1[] = {
 		{TU_MARK, 0, 0}, {TU_WORK, 30 * SIM_MS, 0}, {TU_END, 0, 0}};
-	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
+	struct tu_script sc[2] = {{.steps = confer_at_1ms}, {.steps = s1}};
 
 	run_policy = "powervm";
 	run_entitlement = 100;
@@ -213,20 +228,10 @@ END_TEST
  */
 START_TEST(test_confer_across_window_start)
 {
-	static const struct tu_step s0[] = {{TU_WORK, SIM_MS, 0},
-					    {TU_CONFER, 1, -1},
-					    {TU_MARK, 0, 0},
-					    {TU_WORK, 30 * SIM_MS, 0},
-					    {TU_END, 0, 0}};
-	static const struct tu_step s1[] = {{TU_WORK, 30 * SIM_MS, 0},
-					    {TU_END, 0, 0}};
-	struct tu_script sc[2] = {{.steps = s0}, {.steps = s1}};
+	struct tu_script sc[2] = {{.steps = confer_at_1ms}, {.steps = busy}};
 	struct hv_vcpu *v0;
 
-	run_policy = "powervm";
-	run_entitlement = 100;
-	start(1, sc, 2, false);
-	run_policy = "rr";
+	start_powervm(1, sc, 2, 100, false);
 	v0 = R.h.vcpus[0];
 	sim_evq_cancel(&R.s.q, &v0->win_ev);
 	sim_schedule(&R.s, &v0->win_ev, 3 * SIM_MS);
@@ -259,12 +264,10 @@ START_TEST(test_queue_shared_by_idle_pcpus)
 					    {TU_END, 0, 0}};
 	static const struct tu_step s1[] = {
 		{TU_WORK, 20 * SIM_US, 0}, {TU_CEDE, 0, 0}, {TU_END, 0, 0}};
-	static const struct tu_step s2[] = {{TU_WORK, SIM_S, 0},
-					    {TU_END, 0, 0}};
 
 	for (unsigned int i = 0; i < G_N_ELEMENTS(policies); i++) {
 		struct tu_script sc[3] = {
-			{.steps = s0}, {.steps = s1}, {.steps = s2}};
+			{.steps = s0}, {.steps = s1}, {.steps = busy}};
 
 		run_policy = policies[i];
 		run(2, sc, 3, 60 * SIM_MS);
@@ -291,15 +294,10 @@ END_TEST
  */
 START_TEST(test_refill_goes_home)
 {
-	static const struct tu_step s0[] = {{TU_WORK, SIM_S, 0},
-					    {TU_END, 0, 0}};
-	struct tu_script sc[1] = {{.steps = s0}};
+	struct tu_script sc[1] = {{.steps = busy}};
 	struct hv_vcpu *v;
 
-	run_policy = "powervm";
-	run_entitlement = 10;
-	start(4, sc, 1, false);
-	run_policy = "rr";
+	start_powervm(4, sc, 1, 10, false);
 	v = R.h.vcpus[0];
 	v->home_pcpu = 2;
 	sim_run(&R.s, 5 * SIM_MS);
@@ -327,13 +325,9 @@ END_TEST
  */
 START_TEST(test_spare_latency_charged)
 {
-	static const struct tu_step s[] = {{TU_WORK, SIM_S, 0}, {TU_END, 0, 0}};
-	struct tu_script sc[2] = {{.steps = s}, {.steps = s}};
+	struct tu_script sc[2] = {{.steps = busy}, {.steps = busy}};
 
-	run_policy = "powervm";
-	run_entitlement = 20;
-	start(1, sc, 2, true);
-	run_policy = "rr";
+	start_powervm(1, sc, 2, 20, true);
 	sim_run(&R.s, 2500 * SIM_US);
 	hv_flush_stats(&R.h, 2500 * SIM_US);
 	ck_assert(hv_check_invariants(&R.h));
