@@ -393,21 +393,20 @@ void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
  * Whole-core dispatch switches a core as a unit: when one thread's slice
  * ends and it must make room, every running thread of the core goes back
  * on the run queue, and then the core's idle threads pick afresh (the
- * first pick decides the partition the core runs next).
+ * first pick decides the partition the core runs next).  @why: as for
+ * hv_pcpu_preempt.
  */
-static void core_preempt(struct hv_pcpu *p, sim_time_t t)
+static void core_preempt(struct hv_pcpu *p, sim_time_t t, const char *why)
 {
 	struct hv *hv = p->hv;
-	unsigned int first = p->id / hv->p.smt * hv->p.smt;
-	unsigned int end = SIM_MIN(first + hv->p.smt, hv->p.npcpus);
+	unsigned int first, end;
 
+	hv_core_range(hv, p, &first, &end);
 	for (unsigned int i = first; i < end; i++) {
 		struct hv_vcpu *v = hv->pcpus[i].cur;
 
 		if (v && v->state == HV_RUNNING)
-			hv_vcpu_preempt(v, t,
-					"preempted with its core%.0" PRId64
-					"%.0" PRId64);
+			hv_vcpu_preempt(v, t, why);
 	}
 	for (unsigned int i = first; i < end; i++)
 		if (hv_pcpu_free(&hv->pcpus[i]))
@@ -417,14 +416,18 @@ static void core_preempt(struct hv_pcpu *p, sim_time_t t)
 /*
  * Preempt @p for queued @v.  Under whole-core dispatch a vCPU of another
  * partition can have none of the core's threads while the partition
- * running there keeps one, so the whole core goes (the caller checked
- * that every running thread of it may be preempted).
+ * running there keeps one, so with a policy that says so (its
+ * wake_preempt checked every thread of the core: whole_core_preempt) the
+ * whole core goes.
  */
 void hv_pcpu_preempt_for(struct hv_pcpu *p, const struct hv_vcpu *v,
 			 sim_time_t t, const char *why)
 {
-	if (p->hv->p.whole_core && p->cur->part != v->part)
-		core_preempt(p, t);
+	struct hv *hv = p->hv;
+
+	if (hv->p.whole_core && hv->ops->whole_core_preempt &&
+	    p->cur->part != v->part)
+		core_preempt(p, t, why);
 	else
 		hv_pcpu_preempt(p, t, why);
 }
@@ -440,7 +443,8 @@ static void slice_end(struct hv_pcpu *p, sim_time_t t)
 		return;
 	}
 	if (hv->p.whole_core) {
-		core_preempt(p, t);
+		core_preempt(p, t,
+			     "preempted with its core%.0" PRId64 "%.0" PRId64);
 		return;
 	}
 	hv_pcpu_preempt(p, t,

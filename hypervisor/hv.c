@@ -228,7 +228,7 @@ static void window_ev(struct sim_event *ev)
 		hv_charge(v, t);
 	/* A slice it conferred still runs on its bill: what ran of it so
 	 * far belongs to the window that ends here. */
-	if (hv_vcpu_lent(v, NULL))
+	if (hv_vcpu_lent(v, NULL) && v->paying->cur->state == HV_RUNNING)
 		hv_charge(v->paying->cur, t);
 	v->win_used_ps = 0;
 	hv->ops->window(hv, v, t);

@@ -363,6 +363,11 @@ struct hv_policy_ops {
 	 * offered to the idle pCPUs too (they may have idled when nothing
 	 * queued was eligible). */
 	bool shared_queue;
+	/* Whole-core dispatch: wake_preempt may name a pCPU of a core that
+	 * runs another partition, having checked that every running thread
+	 * of that core may be preempted; the whole core is then preempted
+	 * (hv_pcpu_preempt_for).  Without it only that thread is. */
+	bool whole_core_preempt;
 };
 
 struct hv {
@@ -516,10 +521,6 @@ static inline uint64_t hv_spare_vt_of(const struct hv *hv,
 void hv_pcpu_pick(struct hv_pcpu *p, sim_time_t t);
 /* Let every idle pCPU look for work (after eligibility changed). */
 void hv_kick_idle_pcpus(struct hv *hv, sim_time_t t);
-/* The same, the free pCPUs taken from @v's home pCPU on (powervm's
- * affinity: the first free pCPU from its home is where @v goes). */
-void hv_kick_idle_pcpus_from(struct hv *hv, sim_time_t t,
-			     const struct hv_vcpu *v);
 
 /* Run-queue helpers for policies. */
 void hv_rq_push_tail(struct hv *hv, struct hv_vcpu *v);

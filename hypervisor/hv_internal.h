@@ -34,6 +34,19 @@ struct hv_pcpu *hv_vcpu_requeue(struct hv_vcpu *v, sim_time_t t,
 				enum hv_dtl_reason why);
 void hv_vcpu_preempt(struct hv_vcpu *v, sim_time_t t, const char *why);
 void hv_pcpu_preempt(struct hv_pcpu *p, sim_time_t t, const char *why);
+/* hv_kick_idle_pcpus, the free pCPUs taken from @v's home pCPU on
+ * (powervm's affinity: if @v is the first queued vCPU they may take, it
+ * goes to the first free pCPU from its home). */
+void hv_kick_idle_pcpus_from(struct hv *hv, sim_time_t t,
+			     const struct hv_vcpu *v);
+
+/* The pCPUs [*first, *end) of @p's core. */
+static inline void hv_core_range(const struct hv *hv, const struct hv_pcpu *p,
+				 unsigned int *first, unsigned int *end)
+{
+	*first = (unsigned int)p->id / hv->p.smt * hv->p.smt;
+	*end = SIM_MIN(*first + hv->p.smt, hv->p.npcpus);
+}
 void hv_pcpu_preempt_for(struct hv_pcpu *p, const struct hv_vcpu *v,
 			 sim_time_t t, const char *why);
 void hv_pcpu_ev(struct sim_event *ev);

@@ -208,8 +208,7 @@ static bool may_take(const struct hv *hv, const struct hv_pcpu *p,
 		return false;
 	if (!hv->p.whole_core || p->cur->part == v->part)
 		return hv_may_dispatch(hv, p, v);
-	first = p->id / hv->p.smt * hv->p.smt;
-	end = SIM_MIN(first + hv->p.smt, hv->p.npcpus);
+	hv_core_range(hv, p, &first, &end);
 	for (unsigned int i = first; i < end; i++)
 		if (hv->pcpus[i].cur && !on_spare(hv, &hv->pcpus[i]))
 			return false;
@@ -222,7 +221,8 @@ static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 	uint64_t vt[HV_MAX_PARTS], most = 0;
 	struct hv_pcpu *best = NULL;
 
-	if (!v->on_rq || !entitled(hv, v))
+	/* A lent vCPU waits for its own dispatch to come back. */
+	if (!v->on_rq || !entitled(hv, v) || hv_vcpu_lent(v, NULL))
 		return NULL;
 	for (unsigned int k = 0; k < n; k++) {
 		struct hv_pcpu *p = &hv->pcpus[(home + k) % n];
@@ -309,4 +309,5 @@ const struct hv_policy_ops hv_policy_powervm = {
 	.start = pvm_start,
 	.target = pvm_target,
 	.shared_queue = true,
+	.whole_core_preempt = true,
 };

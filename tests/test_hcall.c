@@ -213,20 +213,27 @@ START_TEST(test_confer_charged_to_caller)
 END_TEST
 
 /*
- * The same confer, with vCPU 0's dispatch window starting at 3 ms (vCPU
- * 1's at 10 ms) while vCPU 1 runs the slice vCPU 0 conferred: what ran
- * of that slice before 3 ms belongs to vCPU 0's old window, the rest to
- * its new one.
- *   vCPU 1 runs on vCPU 0's bill from 1.0046009 ms to the slice end at
- *   5.002 ms; vCPU 0's new window is charged only 5.002 - 3 = 2.002 ms.
+ * The same confer, with vCPU 0's dispatch window starting (vCPU 1's at
+ * 10 ms) while vCPU 1 runs the slice vCPU 0 conferred: what ran of that
+ * slice before the window start belongs to vCPU 0's old window, the rest
+ * to its new one.  vCPU 1 runs on vCPU 0's bill from 1.0046009 ms to the
+ * slice end at 5.002 ms.
+ * Window at 3 ms: vCPU 0's new window is charged 5.002 - 3 = 2.002 ms.
  *   vCPU 0 is dispatched again, running at 5.004 ms, for the 2.998 ms it
- *   has left, to 8.002 ms; vCPU 1 runs on its own from 8.004 ms.
- * At 9 ms: vCPU 0 used 5 ms of its new window, vCPU 1 0.996 ms of its
- * own; vCPU 0 has run 1.0006009 + 2.998 ms.  (Before session 11 the
- * whole lent slice, 3.9973991 ms, went to the new window: vCPU 0 ran
- * again only to 6.0066009 ms and vCPU 1 had used 2.9913991 ms.)
+ *   has left, to 8.002 ms; vCPU 1 runs on its own from 8.004 ms.  At
+ *   9 ms vCPU 0 has run 1.0006009 + 2.998 ms, vCPU 1 3.9973991 + 0.996
+ *   and used 0.996 ms of its own.  (Before session 11 the whole lent
+ *   slice went to the new window: vCPU 0 ran again only to 6.0066009 ms
+ *   and vCPU 1 had used 2.9913991 ms.)
+ * Window at 1.0036 ms, while vCPU 1 is still being dispatched (to
+ *   1.0046009 ms): nothing of the slice has run, so the new window gets
+ *   all 3.9973991 ms; vCPU 0 runs again from 5.004 ms for its last
+ *   1.0026009 ms, to 6.0066009 ms, and vCPU 1 on its own from
+ *   6.0086009 ms.  At 9 ms vCPU 0 has run 1.0006009 + 1.0026009 ms,
+ *   vCPU 1 3.9973991 + 2.9913991 ms, 2.9913991 of them its own.
  */
-START_TEST(test_confer_across_window_start)
+static void confer_window_at(sim_time_t window, sim_time_t v0_ran,
+			     sim_time_t v1_own)
 {
 	struct tu_script sc[2] = {{.steps = confer_at_1ms}, {.steps = busy}};
 	struct hv_vcpu *v0;
@@ -234,14 +241,62 @@ START_TEST(test_confer_across_window_start)
 	start_powervm(1, sc, 2, 100, false);
 	v0 = R.h.vcpus[0];
 	sim_evq_cancel(&R.s.q, &v0->win_ev);
-	sim_schedule(&R.s, &v0->win_ev, 3 * SIM_MS);
+	sim_schedule(&R.s, &v0->win_ev, window);
 	sim_run(&R.s, 9 * SIM_MS);
 	hv_flush_stats(&R.h, 9 * SIM_MS);
 	ck_assert(hv_check_invariants(&R.h));
 	ck_assert_uint_eq(sc[0].marks[0], 5004 * SIM_US);
 	ck_assert_uint_eq(v0->win_used_ps, 5 * SIM_MS);
-	ck_assert_uint_eq(v0->cpu_ps, 1000600900 + 2998 * SIM_US);
-	ck_assert_uint_eq(R.h.vcpus[1]->win_used_ps, 996 * SIM_US);
+	ck_assert_uint_eq(v0->cpu_ps, v0_ran);
+	ck_assert_uint_eq(R.h.vcpus[1]->win_used_ps, v1_own);
+	ck_assert_uint_eq(R.h.vcpus[1]->cpu_ps, 3997399100 + v1_own);
+	done();
+}
+
+START_TEST(test_confer_across_window_start)
+{
+	confer_window_at(3 * SIM_MS, 1000600900 + 2998 * SIM_US, 996 * SIM_US);
+	confer_window_at(1003600 * SIM_NS, 1000600900 + 1002600900, 2991399100);
+}
+END_TEST
+
+/*
+ * powervm's affinity when a lent slice ends: the vCPU that ran it, queued
+ * again, goes to the first free pCPU from its home.  Four pCPUs, five
+ * vCPUs of an uncapped partition entitled to 4.00 PU (8 ms each per
+ * window, so all stay entitled); vCPU 4 queued, homed on pCPU 3.
+ *   vCPUs 0-3 run from 2 us.  vCPU 0 works 10 us and confers to vCPU 4
+ *   (a fill and the hcall: 12.6009 us), which runs the rest of vCPU 0's
+ *   slice (8 ms, its entitlement: to 8.002 ms) on pCPU 0; vCPUs 1-3 work
+ *   20 us and cede for good, and pCPUs 1-3 idle (vCPU 0 is lent).
+ *   At 8.002 ms vCPU 0, queued and entitled, gets pCPU 0 back; vCPU 4 is
+ *   queued and offered to the idle pCPUs: pCPU 3, its home (before
+ *   session 11: pCPU 1, the lowest free one).
+ */
+START_TEST(test_offer_goes_home)
+{
+	static const struct tu_step s0[] = {{TU_WORK, 10 * SIM_US, 0},
+					    {TU_CONFER, 4, -1},
+					    {TU_WORK, SIM_S, 0},
+					    {TU_END, 0, 0}};
+	static const struct tu_step cede[] = {
+		{TU_WORK, 20 * SIM_US, 0}, {TU_CEDE, 0, 0}, {TU_END, 0, 0}};
+	struct tu_script sc[5] = {{.steps = s0},
+				  {.steps = cede},
+				  {.steps = cede},
+				  {.steps = cede},
+				  {.steps = busy}};
+
+	start_powervm(4, sc, 5, 400, true);
+	R.h.vcpus[4]->home_pcpu = 3;
+	sim_run(&R.s, 8 * SIM_MS);
+	ck_assert_ptr_eq(R.h.pcpus[0].cur, R.h.vcpus[4]);
+	ck_assert(!R.h.pcpus[1].cur && !R.h.pcpus[2].cur && !R.h.pcpus[3].cur);
+	sim_run(&R.s, 8100 * SIM_US);
+	ck_assert(hv_check_invariants(&R.h));
+	ck_assert_ptr_eq(R.h.pcpus[0].cur, R.h.vcpus[0]);
+	ck_assert_ptr_eq(R.h.pcpus[3].cur, R.h.vcpus[4]);
+	ck_assert(!R.h.pcpus[1].cur && !R.h.pcpus[2].cur);
 	done();
 }
 END_TEST
@@ -407,6 +462,7 @@ int main(void)
 	tcase_add_test(tc, test_confer_across_window_start);
 	tcase_add_test(tc, test_queue_shared_by_idle_pcpus);
 	tcase_add_test(tc, test_refill_goes_home);
+	tcase_add_test(tc, test_offer_goes_home);
 	tcase_add_test(tc, test_spare_latency_charged);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
