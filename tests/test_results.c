@@ -101,6 +101,20 @@ static void fake_run(sqlite3 *db, const char *tag, double tput)
 	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 }
 
+/* The same, a result with identity @sha (params_sha256; one binary). */
+static void fake_run_as(sqlite3 *db, const char *tag, double tput,
+			const char *sha)
+{
+	g_autofree char *sql =
+		g_strdup_printf("UPDATE runs SET params_sha256 = '%s', "
+				"binary_sha256 = 'bin' WHERE id = (SELECT "
+				"MAX(id) FROM runs)",
+				sha);
+
+	fake_run(db, tag, tput);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
 static JsonObject *variant_metric(JsonNode *root, unsigned int v,
 				  const char *metric)
 {
@@ -189,6 +203,46 @@ START_TEST(test_compare_known_values)
 			 1);
 	ck_assert_msg(strstr(err, "--metric 'speed': one of throughput"), "%s",
 		      err);
+}
+END_TEST
+
+/*
+ * Copies of one result (imported twice, say) are one sample: tag a holds
+ * 10 op/s three times with one identity, then 12 and 14.  Counted once,
+ * a is 10, 12, 14: n 3, mean 12 (five samples would give n 5, mean 11.2
+ * and a narrower interval), and compare says it left 2 runs out.
+ */
+START_TEST(test_compare_counts_copies_once)
+{
+	g_autofree char *path = in_dir("copies.db");
+	g_autofree char *json = in_dir("copies.json");
+	g_autofree char *out = NULL, *err = NULL, *text = NULL;
+	g_autoptr(GError) e = NULL;
+	g_autoptr(JsonParser) p = json_parser_new();
+	struct store *st = store_open(path, &e);
+	JsonObject *m;
+
+	ck_assert_ptr_nonnull(st);
+	fake_run_as(st->db, "a", 10, "x");
+	fake_run_as(st->db, "a", 10, "x");
+	fake_run_as(st->db, "a", 12, "y");
+	fake_run_as(st->db, "a", 10, "x");
+	fake_run_as(st->db, "a", 14, "z");
+	fake_run(st->db, "b", 20);
+	fake_run(st->db, "b", 21);
+	store_close(st);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "a",
+			      "--tagged", "b", "--db", path, "--metric",
+			      "throughput", "--json", json, NULL),
+			 0);
+	ck_assert_msg(strstr(err, "tag a: 2 runs repeating another"), "%s",
+		      err);
+	ck_assert(g_file_get_contents(json, &text, NULL, NULL));
+	ck_assert(json_parser_load_from_data(p, text, -1, NULL));
+	m = variant_metric(json_parser_get_root(p), 0, "throughput");
+	ck_assert_int_eq(json_object_get_int_member(m, "n"), 3);
+	ck_assert_double_eq_tol(json_object_get_double_member(m, "mean"), 12,
+				1e-9);
 }
 END_TEST
 
@@ -874,6 +928,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_compare_known_values);
+	tcase_add_test(tc, test_compare_counts_copies_once);
 	tcase_add_test(tc, test_compare_where_fresh);
 	tcase_add_test(tc, test_sweep_resume);
 	tcase_add_test(tc, test_merge_overlap);

@@ -69,6 +69,10 @@ struct variant {
 	/* filled in */
 	GArray *runs; /* int64_t, the runs that ended well */
 	unsigned int violations, reused;
+	/* A stored selection: its condition before compare_distinct_sql,
+	 * and how many copies of its runs it had. */
+	char *raw_cond;
+	unsigned int copies;
 	GArray *vals[NM]; /* double, one per run */
 	struct stats_sample s[NM];
 	struct stats_diff d[NM];
@@ -82,6 +86,7 @@ static void variant_free(gpointer p)
 	g_free(v->path);
 	g_strfreev(v->sets);
 	g_free(v->cond);
+	g_free(v->raw_cond);
 	if (v->binds)
 		g_ptr_array_free(v->binds, TRUE);
 	g_array_free(v->runs, TRUE);
@@ -357,6 +362,17 @@ bool compare_where_sql(const char *tag, const char *where, GString *cond,
 	return true;
 }
 
+void compare_distinct_sql(GString *cond)
+{
+	g_autofree char *inner = g_strdup(cond->str);
+
+	g_string_printf(cond,
+			"r.id IN (SELECT MIN(r.id) FROM runs r WHERE %s GROUP "
+			"BY COALESCE(r.params_sha256, r.id), "
+			"COALESCE(r.binary_sha256, r.id))",
+			inner);
+}
+
 /* A stored group by tag, or by "sec.key=value;..." of resolved keys. */
 static struct variant *stored_variant(const char *tag, const char *where,
 				      GError **error)
@@ -371,6 +387,8 @@ static struct variant *stored_variant(const char *tag, const char *where,
 	}
 	v = variant_new(tag ? g_strdup_printf("tag %s", tag)
 			    : g_strdup_printf("where %s", where));
+	v->raw_cond = g_strdup(cond->str);
+	compare_distinct_sql(cond);
 	v->cond = g_strdup(cond->str);
 	v->binds = binds;
 	return v;
@@ -437,21 +455,34 @@ static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 	return g_steal_pointer(&pts);
 }
 
-static bool stored_runs(struct store *st, struct variant *v, GError **error)
+/* "@head WHERE @cond @tail" with @v's texts bound. */
+static sqlite3_stmt *stored_query(struct store *st, const struct variant *v,
+				  const char *head, const char *cond,
+				  const char *tail, GError **error)
 {
-	g_autofree char *sql = g_strdup_printf(
-		"SELECT id, status <> 'ok' FROM runs r WHERE %s ORDER BY id",
-		v->cond);
+	g_autofree char *sql =
+		g_strdup_printf("%s WHERE %s %s", head, cond, tail);
 	sqlite3_stmt *q;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
 		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
 			    sqlite3_errmsg(st->db));
-		return false;
+		return NULL;
 	}
 	for (guint b = 0; b < v->binds->len; b++)
 		sqlite3_bind_text(q, (int)b + 1, g_ptr_array_index(v->binds, b),
 				  -1, SQLITE_STATIC);
+	return q;
+}
+
+static bool stored_runs(struct store *st, struct variant *v, GError **error)
+{
+	sqlite3_stmt *q =
+		stored_query(st, v, "SELECT id, status <> 'ok' FROM runs r",
+			     v->cond, "ORDER BY id", error);
+
+	if (!q)
+		return false;
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 
@@ -461,6 +492,14 @@ static bool stored_runs(struct store *st, struct variant *v, GError **error)
 			g_array_append_val(v->runs, id);
 		v->reused++;
 	}
+	sqlite3_finalize(q);
+	q = stored_query(st, v, "SELECT COUNT(*) FROM runs r", v->raw_cond, "",
+			 error);
+	if (!q)
+		return false;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v->copies =
+			(unsigned int)sqlite3_column_int64(q, 0) - v->reused;
 	sqlite3_finalize(q);
 	return true;
 }
@@ -1049,6 +1088,12 @@ int compare_main(const struct compare_opts *o, FILE *out)
 			store_close(st);
 			return EXIT_INTERNAL;
 		}
+		if (v->copies)
+			fprintf(stderr,
+				"%s: %s: %u run%s repeating another (the same "
+				"parameters and binary) not counted again\n",
+				what, v->label, v->copies,
+				v->copies == 1 ? "" : "s");
 		/* a selection that matches nothing is a mistake, not a tie:
 		 * a --fail-if gate must not pass on it */
 		if (v->cond && !v->reused) {

@@ -59,5 +59,10 @@ char *compare_metric_names(void);
  * the resolved values of @where ("sec.key=value;..."), binding @binds. */
 bool compare_where_sql(const char *tag, const char *where, GString *cond,
 		       GPtrArray *binds, GError **error);
+/* Rewrite @cond (non-empty) so that of the runs it selects, copies of one
+ * result (the same parameters and binary: imported twice, or run again
+ * with --no-reuse) count once, the oldest: the simulator is
+ * deterministic, so a copy is no new sample. */
+void compare_distinct_sql(GString *cond);
 
 #endif
