@@ -203,6 +203,20 @@ START_TEST(test_compare_known_values)
 			 1);
 	ck_assert_msg(strstr(err, "--metric 'speed': one of throughput"), "%s",
 		      err);
+	/* A gate that cannot decide (one run of tag c) does not pass. */
+	st = store_open(path, &e);
+	ck_assert_ptr_nonnull(st);
+	fake_run(st->db, "c", 5);
+	store_close(st);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "a",
+			      "--tagged", "c", "--db", path, "--metric",
+			      "throughput", "--fail-if", "throughput:worse",
+			      NULL),
+			 2);
+	ck_assert_msg(strstr(out, "too few runs to decide (1 and 3"), "%s",
+		      out);
 }
 END_TEST
 

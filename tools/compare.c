@@ -869,6 +869,17 @@ static unsigned int failed_checks(const struct compare_opts *o, GPtrArray *vs,
 			double change =
 				100 * fabs(v->d[m].diff) / fabs(a->s[m].mean);
 
+			/* A gate that cannot decide does not pass. */
+			if (!v->d[m].defined) {
+				fprintf(out,
+					"FAIL --fail-if %s: %s against %s: too "
+					"few runs to decide (%u and %u; a "
+					"verdict needs 2 on each side)\n",
+					*f, v->label, a->label, v->s[m].n,
+					a->s[m].n);
+				n++;
+				continue;
+			}
 			if (strcmp(verdict(v, (unsigned int)m), "worse") ||
 			    change < limit)
 				continue;
