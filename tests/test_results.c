@@ -457,6 +457,14 @@ START_TEST(test_merge_overlap)
 	/* import, by contrast, adds every run */
 	ck_assert_int_eq(qsim(NULL, NULL, "import", a, "--db", m, NULL), 0);
 	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 3);
+	/* a file into itself: an error at once (it waited on its own lock
+	 * for 10 minutes) */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "import", m, "--db", m, NULL), 1);
+	ck_assert_msg(strstr(err, "is the database imported into"), "%s", err);
+	ck_assert_int_eq(qsim(NULL, NULL, "merge", m, a, m, NULL), 1);
+	ck_assert_int_eq(db_int(m, "SELECT COUNT(*) FROM runs"), 3);
 	/* a torture run with its failures goes along, once by merge */
 	ck_assert_int_eq(qsim(NULL, NULL, "torture", "--mutant",
 			      "kick_after_release", "--seeds", "2",

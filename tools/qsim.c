@@ -265,6 +265,15 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 	return cfg_load_text(file, text, (char **)all->pdata, error);
 }
 
+/* Are @a and @b one file (both exist)? */
+static bool same_file(const char *a, const char *b)
+{
+	GStatBuf x, y;
+
+	return g_stat(a, &x) == 0 && g_stat(b, &y) == 0 &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 /*
  * `qsim import FILE.db... [--db PATH]` adds every run; `qsim merge OUT.db
  * IN.db...` adds those OUT does not have yet (same resolved parameters and
@@ -311,6 +320,14 @@ static int cmd_import(int argc, char **argv, bool merge)
 				"%s: %s: no such database (not a regular "
 				"file); nothing %s\n",
 				what, **f ? *f : "\"\"",
+				merge ? "merged" : "imported");
+			return EXIT_INPUT;
+		}
+		/* into itself: it would wait on its own lock */
+		if (same_file(*f, db ? db : "results.db")) {
+			fprintf(stderr,
+				"%s: %s is the database %s into; nothing %s\n",
+				what, *f, merge ? "merged" : "imported",
 				merge ? "merged" : "imported");
 			return EXIT_INPUT;
 		}
