@@ -409,6 +409,42 @@ START_TEST(test_empty_db_and_replay_quoting)
 }
 END_TEST
 
+/*
+ * Output paths are bad input, found before anything runs (exit 1): a
+ * torture --out that is a file ran its seeds and then lost the failure;
+ * compare --json into a missing folder ran and stored every point first.
+ */
+START_TEST(test_output_paths_checked_first)
+{
+	g_autofree char *out = NULL, *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+	g_autofree char *file = g_build_filename(dir, "afile", NULL);
+	g_autofree char *nodir = g_build_filename(dir, "no", "c.json", NULL);
+	g_autofree char *db = g_build_filename(dir, "r.db", NULL);
+
+	ck_assert(g_file_set_contents(file, "", 0, NULL));
+	ck_assert_int_eq(qsim(&out, &err, "torture", "--mutant",
+			      "kick_after_release", "--seeds", "2", "--out",
+			      file, "--db", db, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--out") && strstr(err, "not a folder"), "%s",
+		      err);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", scenario(), "--vary",
+			      "lock.type=tas,ticket", "--seeds", "2", "--set",
+			      "run.duration=1ms", "--json", nodir, "--db", db,
+			      NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--json") && strstr(err, "no such folder"),
+		      "%s", err);
+	/* nothing ran: not even the database was made */
+	ck_assert(!g_file_test(db, G_FILE_TEST_EXISTS));
+	g_unlink(file);
+	g_rmdir(dir);
+}
+END_TEST
+
 /* Issue #15 D7: one parser and one range, 0 to 2^63 - 1, for every seed:
  * --seed was clamped, torture past the last seed wrapped and tested
  * nothing, and seeds of 2^63 and more were stored negative. */
@@ -625,6 +661,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_empty_db_and_replay_quoting);
+	tcase_add_test(tc, test_output_paths_checked_first);
 	tcase_add_test(tc, test_seed_range);
 	tcase_add_test(tc, test_signal_stops_run);
 	tcase_add_test(tc, test_locked_run_saved_and_imported);

@@ -265,6 +265,53 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 	return cfg_load_text(file, text, (char **)all->pdata, error);
 }
 
+/*
+ * Output paths are checked before anything runs (bad input: exit 1, not
+ * a lost result at the end).  A file: its folder exists and may be
+ * written ("-": stdout).  A folder (@dir): it, or the nearest folder
+ * above it that exists, may be written (it is made when needed).
+ */
+static bool out_path_ok(const char *what, const char *opt, const char *path,
+			bool dir)
+{
+	g_autofree char *p = NULL;
+
+	if (!path || (!dir && !strcmp(path, "-")))
+		return true;
+	if (!*path) {
+		fprintf(stderr, "%s: %s needs a name\n", what, opt);
+		return false;
+	}
+	if (!dir && g_file_test(path, G_FILE_TEST_IS_DIR)) {
+		fprintf(stderr, "%s: %s %s: a folder, not a file\n", what, opt,
+			path);
+		return false;
+	}
+	p = dir ? g_strdup(path) : g_path_get_dirname(path);
+	while (dir && !g_file_test(p, G_FILE_TEST_EXISTS)) {
+		char *up = g_path_get_dirname(p);
+		bool top = !strcmp(up, p);
+
+		g_free(p);
+		p = up;
+		if (top)
+			break;
+	}
+	if (!g_file_test(p, G_FILE_TEST_IS_DIR)) {
+		fprintf(stderr, "%s: %s %s: %s %s\n", what, opt, path,
+			g_file_test(p, G_FILE_TEST_EXISTS) ? "not a folder:"
+							   : "no such folder:",
+			p);
+		return false;
+	}
+	if (access(p, W_OK | X_OK) != 0) {
+		fprintf(stderr, "%s: %s %s: cannot write in %s: %s\n", what,
+			opt, path, p, g_strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 /* Are @a and @b one file (both exist)? */
 static bool same_file(const char *a, const char *b)
 {
@@ -843,6 +890,8 @@ static int cmd_torture(int argc, char **argv)
 	o.mutant = mutant;
 	o.keep_going = keep_going;
 	o.out_dir = out ? out : "torture-out";
+	if (!out_path_ok("qsim torture", "--out", o.out_dir, true))
+		return EXIT_INPUT;
 	if (mutant && !mapping)
 		o.mapping = lk_find_mutant(mutant)->mutant_mapping;
 	o.memory = memory;
@@ -1035,6 +1084,10 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	o.wheres = wheres;
 	o.metrics = metrics;
 	o.fail_if = fail_if;
+	if (!out_path_ok(what, "--json", json, false) ||
+	    !out_path_ok(what, "--csv", csv, false) ||
+	    !out_path_ok(what, "--emit-jobs", emit, true))
+		return EXIT_INPUT;
 	o.json = json;
 	o.csv = csv;
 	o.tag = tag;
@@ -1157,6 +1210,8 @@ static int cmd_trace(int argc, char **argv)
 		return EXIT_INPUT;
 	o.from_set = from != NULL;
 	o.out = out ? out : "trace.json";
+	if (!out_path_ok("qsim trace", "-o", o.out, false))
+		return EXIT_INPUT;
 	if (run) {
 		cfg = stored_scenario(db ? db : "results.db", run, &err);
 	} else {
@@ -1272,6 +1327,8 @@ static int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	o.kind = rest[0];
 	o.db = db ? db : "results.db";
+	if (!out_path_ok("qsim plot", "-o", out, false))
+		return EXIT_INPUT;
 	o.out = out;
 	o.x = x;
 	o.by = by;
