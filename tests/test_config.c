@@ -106,7 +106,17 @@ static const struct bad bad_inputs[] = {
 	 {"[check] hang_bound", "from 1us", NULL}},
 	{"no section here\n",
 	 NULL,
-	 {"test.ini", "not a valid scenario file", NULL}},
+	 {"test.ini: line 1: 'no section here'", "not a [section]", NULL}},
+	/* malformed lines are named by number, the text as written */
+	{"[run]\nduration = 1s\n[lock\ntype = ticket\n",
+	 NULL,
+	 {"test.ini: line 3: '[lock'", "needs its ']'", NULL}},
+	{"x = 1\n[run]\n",
+	 NULL,
+	 {"test.ini: line 1: 'x = 1'", "a key before any [section]", NULL}},
+	{"[run]\nduration = 1s\n\xc2\xabnope\xc2\xbb\n",
+	 NULL,
+	 {"line 3: '\xc2\xabnope\xc2\xbb'", "key = value", NULL}},
 	{"",
 	 "run.durations=1s",
 	 {"--set run.durations=1s", "unknown key 'durations'", NULL}},
@@ -375,6 +385,19 @@ START_TEST(test_time_parsing)
 }
 END_TEST
 
+/* A UTF-8 byte-order mark before the first section is no text. */
+START_TEST(test_bom_accepted)
+{
+	g_autoptr(GError) err = NULL;
+	struct qsim_config *cfg = cfg_load_text(
+		"bom.ini", "\xEF\xBB\xBF[run]\nduration = 5ms\n", NULL, &err);
+
+	ck_assert_msg(cfg, "%s", err ? err->message : "");
+	ck_assert_uint_eq(cfg->duration_ps, 5 * SIM_MS);
+	cfg_free(cfg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -382,6 +405,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_bad_inputs, 0, G_N_ELEMENTS(bad_inputs));
 	tcase_add_test(tc, test_defaults_and_units);
+	tcase_add_test(tc, test_bom_accepted);
 	tcase_add_test(tc, test_hostile_files);
 	tcase_add_test(tc, test_host_limits);
 	tcase_add_test(tc, test_policy_checks_and_blame);

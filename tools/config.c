@@ -1515,15 +1515,24 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	return true;
 }
 
-/* At most 60 bytes of @s, escaped, for an error message. */
+/* At most 60 characters of @s, control characters escaped (UTF-8 text
+ * as it is), for an error message. */
 static char *excerpt(const char *s)
 {
+	static char high[129];
 	size_t n = strlen(s);
-	g_autofree char *head = g_strndup(s, n > 60 ? 60 : n);
-	g_autofree char *esc = g_strescape(head, NULL);
+	bool utf8 = g_utf8_validate(s, -1, NULL);
+	glong chars = utf8 ? g_utf8_strlen(s, -1) : (glong)n;
+	g_autofree char *head = NULL, *esc = NULL;
 
-	return n > 60 ? g_strdup_printf("%s... (%zu bytes)", esc, n)
-		      : g_steal_pointer(&esc);
+	if (!high[0])
+		for (int c = 0; c < 128; c++)
+			high[c] = (char)(0x80 + c);
+	head = utf8 ? g_utf8_substring(s, 0, SIM_MIN(chars, 60))
+		    : g_strndup(s, SIM_MIN(n, 60));
+	esc = g_strescape(head, utf8 ? high : NULL);
+	return chars > 60 ? g_strdup_printf("%s... (%zu bytes)", esc, n)
+			  : g_steal_pointer(&esc);
 }
 
 /* The line @name was first seen on (0: never), noting @no if new. */
@@ -1557,6 +1566,24 @@ static bool check_lines(const char *path, const char *text, GError **error)
 
 		if (!*l || *l == '#')
 			continue;
+		if (*l == '[' && !strchr(l, ']')) {
+			g_autofree char *e = excerpt(l);
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+				    "%s: line %u: '%s': a section header "
+				    "needs its ']'",
+				    path, no, e);
+			return false;
+		}
+		if (*l != '[' && !strchr(l, '=')) {
+			g_autofree char *e = excerpt(l);
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+				    "%s: line %u: '%s': not a [section], a "
+				    "key = value or a # comment",
+				    path, no, e);
+			return false;
+		}
 		if (*l == '[') {
 			char *end = strchr(l, ']');
 
@@ -1577,8 +1604,15 @@ static bool check_lines(const char *path, const char *text, GError **error)
 			continue;
 		}
 		eq = strchr(l, '=');
-		if (!eq || !section)
-			continue; /* GKeyFile reports these */
+		if (!section) {
+			g_autofree char *e = excerpt(l);
+
+			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
+				    "%s: line %u: '%s': a key before any "
+				    "[section]",
+				    path, no, e);
+			return false;
+		}
 		*eq = '\0';
 		key = g_strstrip(l);
 		if (strchr(key, '[')) {
@@ -1659,6 +1693,12 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 			    path);
 		return NULL;
 	}
+	/* A UTF-8 byte-order mark (some editors write one) is no text. */
+	if (g_str_has_prefix(text, "\xEF\xBB\xBF"))
+		text += 3;
+	/* Line by line first: its errors name the line. */
+	if (!check_lines(path, text, error))
+		return NULL;
 	if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE,
 				       &local)) {
 		g_autofree char *e = excerpt(local->message);
@@ -1667,8 +1707,6 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 			    "%s: not a valid scenario file: %s", path, e);
 		return NULL;
 	}
-	if (!check_lines(path, text, error))
-		return NULL;
 	if (!check_unknown(kf, path, error) ||
 	    !apply_overrides(kf, overrides, set_keys, error))
 		return NULL;
