@@ -203,6 +203,14 @@ START_TEST(test_compare_known_values)
 			 1);
 	ck_assert_msg(strstr(err, "--metric 'speed': one of throughput"), "%s",
 		      err);
+	/* a key varied twice: its last value would win, the labels lie */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", scenario(), "--vary",
+			      "lock.type=ticket,tas", "--vary",
+			      "lock.type=qspinlock", "--db", path, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "lock.type varied twice"), "%s", err);
 	/* A gate that cannot decide (one run of tag c) does not pass. */
 	st = store_open(path, &e);
 	ck_assert_ptr_nonnull(st);

@@ -246,6 +246,9 @@ static GPtrArray *cross(char **specs, GError **error)
 	GPtrArray *rows = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)g_ptr_array_unref);
 
+	g_autoptr(GHashTable) keys =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
 	g_ptr_array_add(rows, g_ptr_array_new_with_free_func(g_free));
 	for (char **s = specs; s && *s; s++) {
 		g_autofree char *key = NULL;
@@ -255,6 +258,17 @@ static GPtrArray *cross(char **specs, GError **error)
 			(GDestroyNotify)g_ptr_array_unref);
 
 		if (!compare_grid_values(*s, &key, vals, error)) {
+			g_ptr_array_unref(next);
+			g_ptr_array_unref(rows);
+			return NULL;
+		}
+		/* twice: the last value would win, the label show both */
+		if (!g_hash_table_add(keys, g_strdup(key))) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "%s varied twice: give all its values in "
+				    "one (%s=A,B,...)",
+				    key, key);
 			g_ptr_array_unref(next);
 			g_ptr_array_unref(rows);
 			return NULL;
