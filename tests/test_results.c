@@ -95,8 +95,10 @@ static void fake_run(sqlite3 *db, const char *tag, double tput)
 		"INSERT INTO lock_results (run_id, lock, throughput) VALUES "
 		"(last_insert_rowid(), 0, %.17g);"
 		"INSERT INTO params (run_id, section, key, value) VALUES "
-		"((SELECT MAX(id) FROM runs), 'machine', 'overcommit', '%s');",
-		tag, tput, strcmp(tag, "a") ? "2" : "1");
+		"((SELECT MAX(id) FROM runs), 'machine', 'overcommit', '%s');"
+		"INSERT INTO run_tags (run_id, tag) SELECT MAX(id), '%s' FROM "
+		"runs;",
+		tag, tput, strcmp(tag, "a") ? "2" : "1", tag);
 
 	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 }
@@ -265,6 +267,50 @@ START_TEST(test_compare_counts_copies_once)
 	ck_assert_int_eq(json_object_get_int_member(m, "n"), 3);
 	ck_assert_double_eq_tol(json_object_get_double_member(m, "mean"), 12,
 				1e-9);
+}
+END_TEST
+
+/*
+ * A point a compare or sweep reuses gets its --tag too: the same two
+ * variants compared under tag t1 and again under t2 (every point reused)
+ * are all four runs of either tag; an import brings the tags along, and
+ * a merge gives a run it already has the other file's tags.
+ */
+START_TEST(test_reused_points_tagged)
+{
+	g_autofree char *path = in_dir("retag.db");
+	g_autofree char *other = in_dir("retag2.db");
+	g_autofree char *out = NULL, *err = NULL;
+
+	for (int t = 1; t <= 2; t++) {
+		g_autofree char *tag = g_strdup_printf("t%d", t);
+
+		ck_assert_int_eq(
+			qsim(NULL, NULL, "compare", scenario(), "--vary",
+			     "lock.type=tas,ticket", "--seeds", "2", "--set",
+			     "run.duration=2ms", "--set", "run.warmup=0ns",
+			     "--tag", tag, "--db", path, NULL),
+			0);
+	}
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 4);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM run_tags WHERE "
+				      "tag = 't2'"),
+			 4);
+	ck_assert_int_eq(qsim(&out, &err, "report", "--tagged", "t2", "--db",
+			      path, NULL),
+			 0);
+	ck_assert_msg(strstr(out, "ticket") && strstr(out, "tas"), "%s", out);
+	/* a merge of a file with the same results under tag t3 */
+	ck_assert_int_eq(qsim(NULL, NULL, "compare", scenario(), "--vary",
+			      "lock.type=tas,ticket", "--seeds", "2", "--set",
+			      "run.duration=2ms", "--set", "run.warmup=0ns",
+			      "--tag", "t3", "--db", other, NULL),
+			 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "merge", path, other, NULL), 0);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 4);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM run_tags WHERE "
+				      "tag = 't3'"),
+			 4);
 }
 END_TEST
 
@@ -959,6 +1005,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_compare_known_values);
 	tcase_add_test(tc, test_compare_counts_copies_once);
+	tcase_add_test(tc, test_reused_points_tagged);
 	tcase_add_test(tc, test_compare_where_fresh);
 	tcase_add_test(tc, test_sweep_resume);
 	tcase_add_test(tc, test_merge_overlap);

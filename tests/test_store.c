@@ -396,8 +396,14 @@ START_TEST(test_migrated_file_is_current)
 					   "WHERE type IN ('table', 'view')"),
 			 ntables);
 
-	/* The old run is there; a new one goes in beside it. */
+	/* The old run is there (its tag, if any, in run_tags); a new one
+	 * goes in beside it. */
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM runs"), 1);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM run_tags t "
+					   "JOIN runs r ON r.id = t.run_id "
+					   "AND r.tag = t.tag"),
+			 query_int(st->db, "SELECT COUNT(*) FROM runs WHERE "
+					   "tag IS NOT NULL"));
 	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM vcpu_results "
 					   "WHERE run_id = 1"),
 			 old_files[_i].vcpus);

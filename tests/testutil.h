@@ -130,8 +130,9 @@ int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
 const char *tu_overcommit_ini(void);
 
 /* SQL that takes a current results file back to before schema 12, and
- * so before 13 as well (for the migration tests). */
+ * so before 13 and 15 as well (for the migration tests). */
 #define TU_UNDO_SCHEMA12                                \
+	"DROP TABLE run_tags; "                         \
 	"ALTER TABLE lock_results DROP COLUMN nested; " \
 	"DROP VIEW lock_worst_p99; "                    \
 	"DROP VIEW lhp_by_overcommit; "                 \

@@ -339,7 +339,9 @@ bool compare_where_sql(const char *tag, const char *where, GString *cond,
 		       GPtrArray *binds, GError **error)
 {
 	if (tag) {
-		g_string_append_printf(cond, "%sr.tag = ?",
+		g_string_append_printf(cond,
+				       "%sEXISTS (SELECT 1 FROM run_tags t "
+				       "WHERE t.run_id = r.id AND t.tag = ?)",
 				       cond->len ? " AND " : "");
 		g_ptr_array_add(binds, g_strdup(tag));
 		return true;

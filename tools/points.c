@@ -29,6 +29,10 @@ bool points_lookup(struct store *st, GPtrArray *points, GError **error)
 				    &p->violation, error))
 			return false;
 		p->reused = p->run_id != 0;
+		/* a reused point belongs to this sweep's tag too */
+		if (p->reused && st->tag &&
+		    !store_tag_run(st, p->run_id, st->tag, error))
+			return false;
 	}
 	return true;
 }

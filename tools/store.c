@@ -240,6 +240,15 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"       AND p.key = 'pv_mapping'\n"                                   \
 	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
 
+/* Schema 15: every tag of a run, its own (runs.tag) and those of the
+ * sweeps and compares that reused it. */
+#define RUN_TAGS_DDL                                       \
+	"CREATE TABLE run_tags (\n"                        \
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n" \
+	"  tag TEXT NOT NULL,\n"                           \
+	"  PRIMARY KEY (run_id, tag)\n"                    \
+	") WITHOUT ROWID;\n"
+
 /* Schema 13: the memory model a torture ran under (NULL: sc); and
  * lock_results.nested (a column of QSIM_LOCK_COLS, added by the step). */
 #define TORTURE_MEMORY_DDL "ALTER TABLE torture_runs ADD COLUMN memory TEXT;\n"
@@ -555,11 +564,11 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
+			"%s%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
 			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
 			PARAMS_DDL, TORTURE_DDL, TORTURE_MEMORY_DDL,
-			STORE_SCHEMA_VERSION);
+			RUN_TAGS_DDL, STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -642,6 +651,10 @@ static bool migrate(struct store *st, GError **error)
 		/* 13 -> 14: lock_results.units goes (below: only files made
 		 * new at 10 to 13 have it). */
 		[13] = "",
+		/* 14 -> 15: a run's tags, its own to start with. */
+		[14] = RUN_TAGS_DDL
+		"INSERT INTO run_tags (run_id, tag) SELECT id, tag FROM runs "
+		"WHERE tag IS NOT NULL;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -806,7 +819,20 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	bind_text(s, i++, store_binary_sha256());
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return fail(st, error, "inserting the run");
-	return true;
+	return !st->tag || store_tag_run(st, sqlite3_last_insert_rowid(st->db),
+					 st->tag, error);
+}
+
+bool store_tag_run(struct store *st, int64_t run_id, const char *tag,
+		   GError **error)
+{
+	char *sql = sqlite3_mprintf("INSERT OR IGNORE INTO run_tags (run_id, "
+				    "tag) VALUES (%lld, %Q)",
+				    (long long)run_id, tag);
+	bool ok = exec_wait(st, sql, error);
+
+	sqlite3_free(sql);
+	return ok;
 }
 
 #define BIND_I(s, i, v) sqlite3_bind_int64(s, i, (sqlite3_int64)(v))
@@ -1326,6 +1352,18 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 		g_autofree char *sql = NULL;
 
 		if (sqlite3_column_int(runs, 1)) {
+			/* the same result: its tags go to the one there */
+			g_autofree char *tags = g_strdup_printf(
+				"INSERT OR IGNORE INTO main.run_tags (run_id, "
+				"tag) SELECT m.id, t.tag FROM src.run_tags t "
+				"JOIN src.runs r ON r.id = t.run_id JOIN "
+				"main.runs m ON m.params_sha256 = "
+				"r.params_sha256 AND m.binary_sha256 = "
+				"r.binary_sha256 WHERE t.run_id = %" PRId64,
+				old);
+
+			if (!exec(st, tags, error))
+				goto rollback;
 			(*skipped)++;
 			continue;
 		}

@@ -15,7 +15,7 @@
 #define STORE_ERROR (store_error_quark())
 GQuark store_error_quark(void);
 
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 /* PRAGMA application_id of a qsim database: "qsim" in ASCII. */
 #define STORE_APPLICATION_ID 0x7173696d
 
@@ -37,6 +37,9 @@ bool store_run_insert(struct store *st, const struct qsim_config *cfg,
  * earlier run of @src had) is left out and counted in *skipped. */
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  int64_t *count, int64_t *skipped, GError **error);
+/* Give stored run @run_id the tag @tag too (a run has any number). */
+bool store_tag_run(struct store *st, int64_t run_id, const char *tag,
+		   GError **error);
 /* The first run with this identity (0 if none), and whether it ended in
  * a violation. */
 bool store_find_run(struct store *st, const char *params_sha256,
