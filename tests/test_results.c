@@ -314,6 +314,39 @@ START_TEST(test_reused_points_tagged)
 }
 END_TEST
 
+/*
+ * The reading commands open the database for reading only and say what
+ * is wrong with it: a missing file, another program's database (was
+ * "no such table: runs"), a file of another kind.
+ */
+START_TEST(test_read_only_open_errors)
+{
+	g_autofree char *missing = in_dir("missing.db");
+	g_autofree char *other = in_dir("other.db");
+	g_autofree char *out = NULL, *err = NULL;
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(other, &db), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(db, "CREATE TABLE x (a)", NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(qsim(&out, &err, "report", "--db", missing, NULL), 1);
+	ck_assert_msg(strstr(err, "no such database"), "%s", err);
+	ck_assert(!g_file_test(missing, G_FILE_TEST_EXISTS));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "export", "--db", other, NULL), 1);
+	ck_assert_msg(strstr(err, "not a qsim results database"), "%s", err);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", "a",
+			      "--tagged", "b", "--db", other, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "not a qsim results database"), "%s", err);
+}
+END_TEST
+
 /* Selecting stored runs by resolved key values (the params table). */
 START_TEST(test_compare_where_fresh)
 {
@@ -1006,6 +1039,7 @@ int main(void)
 	tcase_add_test(tc, test_compare_known_values);
 	tcase_add_test(tc, test_compare_counts_copies_once);
 	tcase_add_test(tc, test_reused_points_tagged);
+	tcase_add_test(tc, test_read_only_open_errors);
 	tcase_add_test(tc, test_compare_where_fresh);
 	tcase_add_test(tc, test_sweep_resume);
 	tcase_add_test(tc, test_merge_overlap);

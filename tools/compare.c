@@ -1072,7 +1072,9 @@ int compare_main(const struct compare_opts *o, FILE *out)
 		}
 		return EXIT_OK;
 	}
-	st = store_open(o->db, &err);
+	/* only stored variants: nothing to write, so a read-only file
+	 * will do */
+	st = pts->len ? store_open(o->db, &err) : store_open_read(o->db, &err);
 	if (!st) {
 		fprintf(stderr, "%s: %s\n", what, err->message);
 		return EXIT_INPUT;

@@ -13,6 +13,7 @@
 #include "tools/compare.h"
 #include "tools/export.h"
 #include "tools/report.h"
+#include "tools/store.h"
 #include "sim/workload.h"
 
 #define EXPORT_ERROR (g_quark_from_static_string("qsim-export"))
@@ -21,21 +22,6 @@ static bool db_fail(sqlite3 *db, const char *path, GError **error)
 {
 	g_set_error(error, EXPORT_ERROR, 1, "%s: %s", path, sqlite3_errmsg(db));
 	return false;
-}
-
-static sqlite3 *open_db(const char *path, GError **error)
-{
-	sqlite3 *db = NULL;
-
-	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR) ||
-	    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
-		    SQLITE_OK) {
-		g_set_error(error, EXPORT_ERROR, 1,
-			    "%s: cannot open the results database", path);
-		sqlite3_close(db);
-		return NULL;
-	}
-	return db;
 }
 
 /* The ids of the selected runs, oldest first. */
@@ -175,7 +161,7 @@ static void work_line(FILE *out, sqlite3_stmt *q)
 
 int report_main(const struct export_opts *o, FILE *out, GError **error)
 {
-	sqlite3 *db = open_db(o->db, error);
+	sqlite3 *db = store_read_db(o->db, error);
 	g_autoptr(GArray) ids = NULL;
 	g_autofree char *list = NULL, *sql = NULL;
 	sqlite3_stmt *q;
@@ -488,7 +474,7 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 			    table);
 		return 1;
 	}
-	db = open_db(o->db, error);
+	db = store_read_db(o->db, error);
 	if (!db)
 		return 1;
 	ids = select_runs(o, db, o->last, error);

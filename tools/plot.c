@@ -16,6 +16,7 @@
 #include "tools/config.h"
 #include "tools/plot.h"
 #include "tools/stats.h"
+#include "tools/store.h"
 
 enum { EXIT_OK, EXIT_INPUT, EXIT_CHECK, EXIT_INTERNAL };
 
@@ -471,14 +472,9 @@ int plot_main(const struct plot_opts *o, GError **error)
 			    o->out ? o->out : "");
 		return EXIT_INPUT;
 	}
-	if (!g_file_test(o->db, G_FILE_TEST_IS_REGULAR) ||
-	    sqlite3_open_v2(o->db, &db, SQLITE_OPEN_READONLY, NULL) !=
-		    SQLITE_OK) {
-		g_set_error(error, PLOT_ERROR, EXIT_INPUT,
-			    "%s: cannot open the results database", o->db);
-		sqlite3_close(db);
+	db = store_read_db(o->db, error);
+	if (!db)
 		return EXIT_INPUT;
-	}
 	if (strcmp(o->kind, "sweep") == 0)
 		ok = plot_sweep(o, db, gp, error);
 	else if (strcmp(o->kind, "cdf") == 0)

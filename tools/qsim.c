@@ -1126,8 +1126,10 @@ static struct qsim_config *stored_scenario(const char *db, const char *id_s,
 			    "--run '%s': a run id", id_s);
 		return NULL;
 	}
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h,
+	h = store_read_db(db, error);
+	if (!h)
+		return NULL;
+	if (sqlite3_prepare_v2(h,
 			       "SELECT scenario_path, params, binary_sha256 "
 			       "FROM runs WHERE id = ?",
 			       -1, &q, NULL) != SQLITE_OK) {

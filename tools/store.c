@@ -740,6 +740,129 @@ struct store *store_open(const char *path, GError **error)
 	return st;
 }
 
+/* Open @path read-only (@immutable: as a file nobody changes) and read
+ * its owner mark and whether it has a runs table. */
+static int open_read(const char *path, bool immutable, sqlite3 **db,
+		     int64_t *app, int64_t *runs, int64_t *version)
+{
+	g_autofree char *esc = g_uri_escape_string(path, "/", FALSE);
+	g_autofree char *uri = g_strdup_printf("file:%s%s", esc,
+					       immutable ? "?immutable=1" : "");
+	sqlite3_stmt *q = NULL;
+	int rc = sqlite3_open_v2(uri, db,
+				 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(*db,
+					"SELECT (SELECT application_id FROM "
+					"pragma_application_id), (SELECT "
+					"COUNT(*) FROM sqlite_master WHERE "
+					"type = 'table' AND name = 'runs'), "
+					"(SELECT user_version FROM "
+					"pragma_user_version)",
+					-1, &q, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW) {
+			*app = sqlite3_column_int64(q, 0);
+			*runs = sqlite3_column_int64(q, 1);
+			*version = sqlite3_column_int64(q, 2);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+sqlite3 *store_read_db(const char *path, GError **error)
+{
+	sqlite3 *db = NULL;
+	int64_t app = 0, runs = 0, version = 0;
+	g_autofree char *dir = g_path_get_dirname(path);
+	bool writable = access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+	int rc;
+
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_set_error(error, STORE_ERROR, 1, "%s: no such database",
+			    path);
+		return NULL;
+	}
+	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: not a database (not a regular file)", path);
+		return NULL;
+	}
+	rc = open_read(path, false, &db, &app, &runs, &version);
+	if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) {
+		/* WAL in a folder we may not write: no index file */
+		sqlite3_close(db);
+		db = NULL;
+		rc = open_read(path, true, &db, &app, &runs, &version);
+	}
+	if (rc != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: cannot read the results database: %s", path,
+			    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (!runs || (app != STORE_APPLICATION_ID && app != 0)) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: not a qsim results database: use another --db",
+			    path);
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (version < STORE_SCHEMA_VERSION && writable) {
+		/* made by an older qsim: migrate it, then read */
+		struct store *st;
+
+		sqlite3_close(db);
+		st = store_open(path, error);
+		if (!st)
+			return NULL;
+		store_close(st);
+		return store_read_db(path, error);
+	}
+	if (version < 12 || version > STORE_SCHEMA_VERSION) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: schema version %" PRId64 ", this qsim reads "
+			    "%d%s",
+			    path, version, STORE_SCHEMA_VERSION,
+			    version > STORE_SCHEMA_VERSION
+				    ? ": use a newer qsim"
+				    : " (a file it may not write is not "
+				      "migrated: copy it somewhere writable)");
+		sqlite3_close(db);
+		return NULL;
+	}
+	/* 12 to 14, read-only: their tags as schema 15 has them */
+	if (version < 15 &&
+	    sqlite3_exec(db,
+			 "CREATE TEMP VIEW run_tags AS SELECT id AS run_id, "
+			 "tag FROM runs WHERE tag IS NOT NULL",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", path,
+			    sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+struct store *store_open_read(const char *path, GError **error)
+{
+	sqlite3 *db = store_read_db(path, error);
+	struct store *st;
+
+	if (!db)
+		return NULL;
+	st = g_new0(struct store, 1);
+	st->db = db;
+	st->path = g_strdup(path);
+	return st;
+}
+
 void store_close(struct store *st)
 {
 	if (!st)

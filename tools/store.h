@@ -26,6 +26,13 @@ struct store {
 };
 
 struct store *store_open(const char *path, GError **error);
+/* A qsim database for reading only (report, export, plot, trace --run,
+ * compare of stored runs): never created, migrated or written; one in a
+ * folder we may not write (no WAL index can be made) is read as
+ * immutable.  store_close closes it. */
+struct store *store_open_read(const char *path, GError **error);
+/* The same, its connection only (close it with sqlite3_close). */
+sqlite3 *store_read_db(const char *path, GError **error);
 void store_close(struct store *st);
 /* Insert one run with all its rows; sets *run_id. */
 bool store_run_insert(struct store *st, const struct qsim_config *cfg,
