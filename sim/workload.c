@@ -815,6 +815,7 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 		struct wl_lock *l = &w->locks[i];
 		struct wl_lock_stats *st = &l->st;
 
+		st->unfinished = 0;
 		sim_hist_reset(&st->latency);
 		sim_hist_reset(&st->read_latency);
 		sim_hist_reset(&st->write_latency);
@@ -845,6 +846,20 @@ void wl_reset_stats(struct wl *w, sim_time_t t)
 
 void wl_finish(struct wl *w, sim_time_t t)
 {
+	/*
+	 * A wait still under way counts in the latency figures at what it
+	 * has waited so far (a lower bound): left out, a lock that starves
+	 * its waiters would show only its lucky ones, and a short run its
+	 * longest waits least (the finished ones counted by side only).
+	 */
+	for (unsigned int i = 0; i < w->nvcpus; i++) {
+		struct wl_vcpu *v = &w->vcpus[i];
+
+		if (!v->waiting || t <= v->req_ps)
+			continue;
+		sim_hist_record(&v->waiting->st.latency, t - v->req_ps);
+		v->waiting->st.unfinished++;
+	}
 	/* Close the LHP intervals still open (counted, not ended). */
 	for (unsigned int i = 0; i < w->nvcpus; i++) {
 		struct wl_vcpu *v = &w->vcpus[i];

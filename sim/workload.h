@@ -136,6 +136,9 @@ struct wl_lock_stats {
 	sim_time_t lwp_total_ps, lwp_max_ps;
 	uint64_t long_holds;
 	uint64_t nested; /* acquisitions made holding a lower one */
+	/* waits under way at the end (wl_finish), in latency at their wait
+	 * so far */
+	uint64_t unfinished;
 };
 
 struct wl_vcpu;

@@ -133,6 +133,8 @@ const char *tu_overcommit_ini(void);
  * so before 13 and 15 as well (for the migration tests). */
 #define TU_UNDO_SCHEMA12                                \
 	"DROP TABLE run_tags; "                         \
+	"ALTER TABLE lock_results DROP COLUMN "         \
+	"unfinished_waits; "                            \
 	"ALTER TABLE lock_results DROP COLUMN nested; " \
 	"DROP VIEW lock_worst_p99; "                    \
 	"DROP VIEW lhp_by_overcommit; "                 \

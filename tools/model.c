@@ -247,6 +247,7 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 		l->lwp_max_ns = ns(st->lwp_max_ps);
 		l->long_holds = (int64_t)st->long_holds;
 		l->nested = (int64_t)st->nested;
+		l->unfinished_waits = (int64_t)st->unfinished;
 		/* The histograms move to the result. */
 		l->latency = st->latency;
 		l->hold = st->hold;

@@ -46,7 +46,10 @@
 	X(long_holds, I, "write acquisitions held for long_hold (schema 8)")   \
 	X(nested, I,                                                           \
 	  "acquisitions made holding a lock of lower index (nest_prob, "       \
-	  "schema 13)")
+	  "schema 13)")                                                        \
+	X(unfinished_waits, I,                                                 \
+	  "waits under way at the end, in the latency at their wait so far "   \
+	  "(schema 15)")
 
 #define QSIM_VCPU_COLS(X)                                                   \
 	X(acquisitions, I, "lock acquisitions after the warm-up")           \

@@ -260,13 +260,17 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 				fmt_ns(l->write_lat_p99_ns, d, sizeof(d)));
 		fprintf(out,
 			"  latency mean %s  p50 %s  p90 %s  p99 %s  p99.9 %s  "
-			"max %s\n",
+			"max %s",
 			fmt_ns(l->lat_mean_ns, a, sizeof(a)),
 			fmt_ns(l->lat_p50_ns, b, sizeof(b)),
 			fmt_ns(l->lat_p90_ns, c, sizeof(c)),
 			fmt_ns(l->lat_p99_ns, d, sizeof(d)),
 			fmt_ns(l->lat_p999_ns, e, sizeof(e)),
 			fmt_ns(l->lat_max_ns, f, sizeof(f)));
+		if (l->unfinished_waits)
+			fprintf(out, " (%" PRId64 " unfinished)",
+				l->unfinished_waits);
+		fputc('\n', out);
 		fprintf(out,
 			"  hold mean %s; hand-off mean %s, p99 %s over %" PRId64
 			" hand-offs\n",

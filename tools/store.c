@@ -654,7 +654,9 @@ static bool migrate(struct store *st, GError **error)
 		/* 14 -> 15: a run's tags, its own to start with. */
 		[14] = RUN_TAGS_DDL
 		"INSERT INTO run_tags (run_id, tag) SELECT id, tag FROM runs "
-		"WHERE tag IS NOT NULL;\n",
+		"WHERE tag IS NOT NULL;\n"
+		"ALTER TABLE lock_results ADD COLUMN unfinished_waits "
+		"INTEGER;\n",
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
