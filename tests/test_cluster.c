@@ -122,7 +122,7 @@ static void complete(const char *db)
 	g_autofree char *err = NULL;
 
 	ck_assert_int_eq(sweep(NULL, &err, "--db", db, NULL), 0);
-	ck_assert_msg(strstr(err, "8/8 points (8 stored before)"), "%s", err);
+	ck_assert_msg(strstr(err, "8/8 runs (8 stored before)"), "%s", err);
 }
 
 START_TEST(test_gnu_parallel)

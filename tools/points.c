@@ -127,10 +127,10 @@ static void draw(struct pool *p, unsigned int reused, unsigned int total,
 	memset(bar + fill, '.', 30 - fill);
 	bar[30] = '\0';
 	if (o->tty)
-		fprintf(o->progress, "\r%s [%s] %u/%u points", o->what, bar,
-			done, total);
+		fprintf(o->progress, "\r%s [%s] %u/%u runs", o->what, bar, done,
+			total);
 	else
-		fprintf(o->progress, "%s: %u/%u points", o->what, done, total);
+		fprintf(o->progress, "%s: %u/%u runs", o->what, done, total);
 	if (reused)
 		fprintf(o->progress, " (%u stored before)", reused);
 	if (!last)

@@ -499,7 +499,7 @@ static int cmd_run(int argc, char **argv)
 	hooks.data = &watch;
 	if (isatty(STDERR_FILENO) && !a.quiet && !a.json)
 		hooks.progress_fn = run_progress;
-	if (a.stat_interval && !a.quiet && !a.json) {
+	if (a.stat_interval && cfg->stat_interval_ps && !a.quiet && !a.json) {
 		hooks.stat_fn = run_stat;
 		/* the statistics come as the run goes: say whose first */
 		printf("qsim: %s, seed %" PRIu64 ": statistics every %s of "
