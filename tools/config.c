@@ -1550,6 +1550,17 @@ static unsigned int seen_at(GHashTable *h, const char *name, unsigned int no)
  * keeps the last), and locale-specific keys (key[locale]), which it files
  * apart and never reports.  Each is an error naming both lines.
  */
+/* Line @no of @path, @l, is malformed: say so, naming it. */
+static bool line_error(const char *path, unsigned int no, const char *l,
+		       const char *why, GError **error)
+{
+	g_autofree char *e = excerpt(l);
+
+	g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX, "%s: line %u: '%s': %s",
+		    path, no, e, why);
+	return false;
+}
+
 static bool check_lines(const char *path, const char *text, GError **error)
 {
 	g_autoptr(GHashTable) sections =
@@ -1566,24 +1577,15 @@ static bool check_lines(const char *path, const char *text, GError **error)
 
 		if (!*l || *l == '#')
 			continue;
-		if (*l == '[' && !strchr(l, ']')) {
-			g_autofree char *e = excerpt(l);
-
-			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
-				    "%s: line %u: '%s': a section header "
-				    "needs its ']'",
-				    path, no, e);
-			return false;
-		}
-		if (*l != '[' && !strchr(l, '=')) {
-			g_autofree char *e = excerpt(l);
-
-			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
-				    "%s: line %u: '%s': not a [section], a "
-				    "key = value or a # comment",
-				    path, no, e);
-			return false;
-		}
+		if (*l == '[' && !strchr(l, ']'))
+			return line_error(path, no, l,
+					  "a section header needs its ']'",
+					  error);
+		if (*l != '[' && !strchr(l, '='))
+			return line_error(path, no, l,
+					  "not a [section], a key = value or a "
+					  "# comment",
+					  error);
 		if (*l == '[') {
 			char *end = strchr(l, ']');
 
@@ -1604,15 +1606,9 @@ static bool check_lines(const char *path, const char *text, GError **error)
 			continue;
 		}
 		eq = strchr(l, '=');
-		if (!section) {
-			g_autofree char *e = excerpt(l);
-
-			g_set_error(error, CFG_ERROR, CFG_ERROR_SYNTAX,
-				    "%s: line %u: '%s': a key before any "
-				    "[section]",
-				    path, no, e);
-			return false;
-		}
+		if (!section)
+			return line_error(path, no, l,
+					  "a key before any [section]", error);
 		*eq = '\0';
 		key = g_strstrip(l);
 		if (strchr(key, '[')) {
