@@ -1519,15 +1519,15 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
  * as it is), for an error message. */
 static char *excerpt(const char *s)
 {
-	static char high[129];
+	char high[129];
 	size_t n = strlen(s);
 	bool utf8 = g_utf8_validate(s, -1, NULL);
 	glong chars = utf8 ? g_utf8_strlen(s, -1) : (glong)n;
 	g_autofree char *head = NULL, *esc = NULL;
 
-	if (!high[0])
-		for (int c = 0; c < 128; c++)
-			high[c] = (char)(0x80 + c);
+	for (int c = 0; c < 128; c++)
+		high[c] = (char)(0x80 + c);
+	high[128] = '\0';
 	head = utf8 ? g_utf8_substring(s, 0, SIM_MIN(chars, 60))
 		    : g_strndup(s, SIM_MIN(n, 60));
 	esc = g_strescape(head, utf8 ? high : NULL);

@@ -192,6 +192,7 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 {
 	const struct qsim_config *cfg = r->cfg;
 	double secs;
+	sim_time_t fin;
 	sim_time_t begin = SIM_MIN(cfg->warmup_ps, end);
 	double acq_sum = 0, acq_sq = 0;
 	double pcpu_time;
@@ -208,10 +209,12 @@ static void collect(struct run *r, struct qsim_results *res, sim_time_t end)
 	res->events = r->sim.events;
 	res->switches = r->sim.switches;
 
-	wl_finish(&r->wl, end);
+	/* (an interrupted run's end may be past the simulated time) */
+	fin = res->interrupted ? SIM_MIN(end, r->sim.now_ps) : end;
+	wl_finish(&r->wl, fin);
 	for (unsigned int n = 0; n < r->n_noise_wl; n++)
 		if (r->noise_wl[n].nvcpus)
-			wl_finish(&r->noise_wl[n], end);
+			wl_finish(&r->noise_wl[n], fin);
 	hv_flush_stats(&r->hv, end);
 	for (unsigned int i = 0; i < res->nlocks; i++) {
 		struct wl_lock_stats *st = &r->wl.locks[i].st;

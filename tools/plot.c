@@ -229,8 +229,9 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	for (char **w = o->wheres; w && *w; w++)
 		if (!compare_where_sql(NULL, *w, cond, binds, error))
 			return false;
-	if (cond->len)
-		compare_distinct_sql(cond);
+	if (!cond->len)
+		g_string_assign(cond, "1");
+	compare_distinct_sql(cond);
 	sql = g_strdup_printf(
 		"SELECT r.id, px.value, COALESCE(pb.value, '') FROM runs r "
 		"JOIN params px ON px.run_id = r.id AND px.section = ?1 AND "

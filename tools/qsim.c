@@ -287,6 +287,12 @@ static bool out_path_ok(const char *what, const char *opt, const char *path,
 			path);
 		return false;
 	}
+	if (!dir && g_file_test(path, G_FILE_TEST_EXISTS) &&
+	    access(path, W_OK) != 0) {
+		fprintf(stderr, "%s: %s %s: cannot write it: %s\n", what, opt,
+			path, g_strerror(errno));
+		return false;
+	}
 	p = dir ? g_strdup(path) : g_path_get_dirname(path);
 	while (dir && !g_file_test(p, G_FILE_TEST_EXISTS)) {
 		char *up = g_path_get_dirname(p);
@@ -890,7 +896,8 @@ static int cmd_torture(int argc, char **argv)
 	o.mutant = mutant;
 	o.keep_going = keep_going;
 	o.out_dir = out ? out : "torture-out";
-	if (!out_path_ok("qsim torture", "--out", o.out_dir, true))
+	/* the default is made only if a seed fails: checked if given */
+	if (!out_path_ok("qsim torture", "--out", out, true))
 		return EXIT_INPUT;
 	if (mutant && !mapping)
 		o.mapping = lk_find_mutant(mutant)->mutant_mapping;

@@ -4,6 +4,7 @@
  * path (the stmt cleanup below), and a run is inserted inside one
  * transaction that is rolled back on any error.
  */
+#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -796,9 +797,23 @@ sqlite3 *store_read_db(const char *path, GError **error)
 	}
 	rc = open_read(path, false, &db, &app, &runs, &version);
 	if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) {
-		/* WAL in a folder we may not write: no index file */
+		/* WAL in a folder we may not write: no index file.  Read as
+		 * immutable, unless committed changes wait in the WAL file
+		 * (immutable would not see them). */
+		g_autofree char *wal = g_strconcat(path, "-wal", NULL);
+		GStatBuf sb;
+
 		sqlite3_close(db);
 		db = NULL;
+		if (g_stat(wal, &sb) == 0 && sb.st_size > 0) {
+			g_set_error(error, STORE_ERROR, 1,
+				    "%s: cannot read it here: changes wait in "
+				    "%s and this folder may not be written; "
+				    "open it once where it may (or copy both "
+				    "files somewhere writable)",
+				    path, wal);
+			return NULL;
+		}
 		rc = open_read(path, true, &db, &app, &runs, &version);
 	}
 	if (rc != SQLITE_OK) {
@@ -882,6 +897,9 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+static bool tag_run(struct store *st, int64_t run_id, const char *tag,
+		    bool wait, GError **error);
+
 static bool insert_run(struct store *st, const struct qsim_config *cfg,
 		       const struct qsim_results *res, GError **error)
 {
@@ -944,20 +962,28 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	bind_text(s, i++, store_binary_sha256());
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return fail(st, error, "inserting the run");
-	return !st->tag || store_tag_run(st, sqlite3_last_insert_rowid(st->db),
-					 st->tag, error);
+	return !st->tag || tag_run(st, sqlite3_last_insert_rowid(st->db),
+				   st->tag, false, error);
+}
+
+/* Inside a write transaction (@wait false) or on its own (@wait: it
+ * waits for the file as a transaction of its own would). */
+static bool tag_run(struct store *st, int64_t run_id, const char *tag,
+		    bool wait, GError **error)
+{
+	char *sql = sqlite3_mprintf("INSERT OR IGNORE INTO run_tags (run_id, "
+				    "tag) VALUES (%lld, %Q)",
+				    (long long)run_id, tag);
+	bool ok = wait ? exec_wait(st, sql, error) : exec(st, sql, error);
+
+	sqlite3_free(sql);
+	return ok;
 }
 
 bool store_tag_run(struct store *st, int64_t run_id, const char *tag,
 		   GError **error)
 {
-	char *sql = sqlite3_mprintf("INSERT OR IGNORE INTO run_tags (run_id, "
-				    "tag) VALUES (%lld, %Q)",
-				    (long long)run_id, tag);
-	bool ok = exec_wait(st, sql, error);
-
-	sqlite3_free(sql);
-	return ok;
+	return tag_run(st, run_id, tag, true, error);
 }
 
 #define BIND_I(s, i, v) sqlite3_bind_int64(s, i, (sqlite3_int64)(v))
