@@ -300,6 +300,14 @@ START_TEST(test_reused_points_tagged)
 			      path, NULL),
 			 0);
 	ck_assert_msg(strstr(out, "ticket") && strstr(out, "tas"), "%s", out);
+	/* export's runs table shows every tag of each run */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "export", "--tagged", "t1", "--db",
+			      path, NULL),
+			 0);
+	ck_assert_msg(strstr(out, ",tags\n") && strstr(out, ",t1 t2\n"), "%s",
+		      out);
 	/* a merge of a file with the same results under tag t3 */
 	ck_assert_int_eq(qsim(NULL, NULL, "compare", scenario(), "--vary",
 			      "lock.type=tas,ticket", "--seeds", "2", "--set",

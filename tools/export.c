@@ -292,7 +292,9 @@ static const char runs_csv[] =
 	"r.util_run, r.util_spin, r.util_hcall, r.util_dispatch, "
 	"r.util_idle, r.acq_min, r.acq_mean, r.acq_max, r.jain, "
 	"s.acquisitions, s.throughput, s.lat_p99_ns, s.lhp_events, "
-	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256 "
+	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256, "
+	"(SELECT group_concat(t.tag, ' ') FROM run_tags t WHERE t.run_id = "
+	"r.id) AS tags "
 	"FROM runs r LEFT JOIN (SELECT run_id, SUM(acquisitions) AS "
 	"acquisitions, SUM(throughput) AS throughput, MAX(lat_p99_ns) AS "
 	"lat_p99_ns, SUM(lhp_events) AS lhp_events, SUM(lhp_total_ns) AS "
@@ -355,8 +357,12 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 	g_autofree char *text = NULL;
 	sqlite3_stmt *r, *p;
 
-	if (sqlite3_prepare_v2(db, "SELECT * FROM runs WHERE id = ?1", -1, &r,
-			       NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT *, (SELECT group_concat(t.tag, ' ') FROM "
+		    "run_tags t WHERE t.run_id = runs.id) AS tags "
+		    "FROM runs WHERE id = ?1",
+		    -1, &r, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
 			       "SELECT section, key, value FROM params WHERE "
 			       "run_id = ?1 ORDER BY rowid",
