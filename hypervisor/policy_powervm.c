@@ -179,17 +179,7 @@ static sim_time_t pvm_slice(struct hv *hv, struct hv_vcpu *v)
 	return SIM_MAX(SIM_MIN(hv->p.slice_ps, left), SIM_US);
 }
 
-/*
- * Entitled capacity is guaranteed within each window; spare capacity is
- * what nobody entitled wants.  So a queued vCPU with entitlement left
- * (woken, or refilled at its window start) takes a pCPU from a vCPU
- * running on spare time at once, not at that one's slice end: with
- * slices as long as the window, waiting for the slice end lost a hog
- * partition most of its entitlement to a bigger one (session 10).  The
- * spare runner it takes from is of the partition with the most spare
- * time for its weight (the counterpart of pvm_pick's choice); among
- * those, the first from @v's home pCPU on.
- */
+/* Does @p run a vCPU on spare time (its payer past its entitlement)? */
 static bool on_spare(const struct hv *hv, const struct hv_pcpu *p)
 {
 	return p->cur && p->cur->state == HV_RUNNING &&
@@ -215,6 +205,17 @@ static bool may_take(const struct hv *hv, const struct hv_pcpu *p,
 	return true;
 }
 
+/*
+ * Entitled capacity is guaranteed within each window; spare capacity is
+ * what nobody entitled wants.  So a queued vCPU with entitlement left
+ * (woken, or refilled at its window start) takes a pCPU from a vCPU
+ * running on spare time at once, not at that one's slice end: with
+ * slices as long as the window, waiting for the slice end lost a hog
+ * partition most of its entitlement to a bigger one (session 10).  The
+ * spare runner it takes from is of the partition with the most spare
+ * time for its weight (the counterpart of pvm_pick's choice); among
+ * those, the first from @v's home pCPU on.
+ */
 static struct hv_pcpu *spare_runner(struct hv *hv, const struct hv_vcpu *v)
 {
 	unsigned int n = hv->p.npcpus, home = (unsigned int)v->home_pcpu;
