@@ -4,6 +4,7 @@
  * store, and replay of a violation.
  */
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -109,6 +110,31 @@ static char *violation_line(const char *out)
 	return g_strndup(p, (gsize)(e - p));
 }
 
+/*
+ * run --json names a violation as the database does (status "violation",
+ * the kind in "violation"); it said status "mutual-exclusion" and put the
+ * message in "violation".
+ */
+static void json_says_violation(void)
+{
+	g_autofree char *out = NULL, *err = NULL;
+	g_autoptr(JsonParser) p = json_parser_new();
+	JsonObject *o;
+
+	ck_assert_int_eq(qsim(&out, &err, "run", scenario(), "--seed", "5",
+			      "--set", "lock.type=busted", "--no-store",
+			      "--json", NULL),
+			 2);
+	ck_assert_msg(json_parser_load_from_data(p, out, -1, NULL), "%s", out);
+	o = json_node_get_object(json_parser_get_root(p));
+	ck_assert_str_eq(json_object_get_string_member(o, "status"),
+			 "violation");
+	ck_assert_str_eq(json_object_get_string_member(o, "violation"),
+			 "mutual-exclusion");
+	ck_assert(strstr(json_object_get_string_member(o, "violation_message"),
+			 "mutual exclusion broken"));
+}
+
 START_TEST(test_violation_replays)
 {
 	g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
@@ -124,8 +150,10 @@ START_TEST(test_violation_replays)
 	line = violation_line(out);
 	ck_assert(strstr(line, "mutual-exclusion"));
 	ck_assert_int_eq(db_int("SELECT COUNT(*) FROM runs WHERE status = "
-				"'violation' AND seed = 5"),
+				"'violation' AND seed = 5 AND violation = "
+				"'mutual-exclusion'"),
 			 1);
+	json_says_violation();
 	r = strstr(out, "replay: ");
 	ck_assert_ptr_nonnull(r);
 	cmd = g_strndup(r + 8, (gsize)(strchr(r, '\n') - r - 8));

@@ -508,9 +508,12 @@ char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 	J_I(b, "vcpus", cfg->vcpus);
 	J_I(b, "pcpus", cfg->pcpus);
 	J_R(b, "overcommit", cfg_overcommit(cfg));
-	j_str(b, "status",
-	      res->status == WL_OK ? "ok" : wl_violation_name(res->status));
-	j_str(b, "violation", res->violation_msg);
+	/* As the database has them: status ok or violation, the kind in
+	 * violation; the message beside it. */
+	j_str(b, "status", res->status == WL_OK ? "ok" : "violation");
+	j_str(b, "violation",
+	      res->status == WL_OK ? NULL : wl_violation_name(res->status));
+	j_str(b, "violation_message", res->violation_msg);
 	j_str(b, "replay", res->replay);
 	J_R(b, "measured_s", (double)res->measured_ps / (double)SIM_S);
 	J_I(b, "events", res->events);
