@@ -519,6 +519,27 @@ START_TEST(test_seed_range)
 }
 END_TEST
 
+/* A bad --stat-interval is named as the option the user gave, not as
+ * the --set it becomes (it said "--set workload.stat_interval"). */
+START_TEST(test_stat_interval_named)
+{
+	const char *bad[] = {"abc", "2000s"};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		ck_assert_int_eq(qsim(&out, &err, "run", scenario(),
+				      "--stat-interval", bad[i], "--no-store",
+				      NULL),
+				 1);
+		ck_assert_msg(
+			g_str_has_prefix(err, "qsim run: --stat-interval"),
+			"%s", err);
+		ck_assert_msg(!strstr(err, "--set"), "%s", err);
+	}
+}
+END_TEST
+
 /* `qsim run` with @set (a --set), stopped by SIGTERM after @ms of host
  * time: its exit status and what it printed. */
 static int run_terminated(const char *set, unsigned int ms, GString *out)
@@ -696,6 +717,7 @@ int main(void)
 	tcase_add_test(tc, test_bench_refuses_up_front);
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
+	tcase_add_test(tc, test_stat_interval_named);
 	tcase_add_test(tc, test_list_and_usage);
 	tcase_add_test(tc, test_scenarios_and_docs);
 	tcase_add_test(tc, test_bench_compare);

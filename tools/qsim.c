@@ -18,6 +18,7 @@
 #include "hypervisor/hv.h"
 #include "locks/lock.h"
 #include "sim/coro.h"
+#include "sim/dist.h"
 #include "tools/config.h"
 #include "tools/model.h"
 #include "tools/report.h"
@@ -185,10 +186,25 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 	}
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(all, g_strdup(*s));
-	if (a->stat_interval)
+	if (a->stat_interval) {
+		sim_time_t t;
+
+		/* Checked here so that the message names the option, not
+		 * the --set it becomes; the bound is the key's. */
+		if (strcmp(a->stat_interval, "auto") &&
+		    (!sim_parse_time(a->stat_interval, &t) ||
+		     t > 1000 * SIM_S)) {
+			fprintf(stderr,
+				"qsim %s: --stat-interval '%s': expected auto, "
+				"or a time with a unit (ps, ns, us, ms, s; 0 "
+				"needs none) from 0ps to 1000s\n",
+				argv[0], a->stat_interval);
+			return EXIT_INPUT;
+		}
 		g_ptr_array_add(all,
 				g_strdup_printf("workload.stat_interval=%s",
 						a->stat_interval));
+	}
 	if (!add_seed(all, seed)) {
 		fprintf(stderr,
 			"qsim %s: --seed '%s': expected an integer from 0 to "
