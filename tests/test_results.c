@@ -308,6 +308,18 @@ START_TEST(test_reused_points_tagged)
 			 0);
 	ck_assert_msg(strstr(out, ",tags\n") && strstr(out, ",t1 t2\n"), "%s",
 		      out);
+	/* a selection that matches nothing is an error, not an empty table
+	 * (both exited 0: "no runs selected", a bare CSV header) */
+	for (int c = 0; c < 2; c++) {
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(&out, &err, c ? "export" : "report",
+				      "--tagged", "t9", "--db", path, NULL),
+				 1);
+		ck_assert_msg(strstr(err, "no run matches the selection"), "%s",
+			      err);
+		ck_assert_str_eq(out, "");
+	}
 	/* a merge of a file with the same results under tag t3 */
 	ck_assert_int_eq(qsim(NULL, NULL, "compare", scenario(), "--vary",
 			      "lock.type=tas,ticket", "--seeds", "2", "--set",

@@ -67,6 +67,15 @@ static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
 		g_array_append_val(ids, id);
 	}
 	sqlite3_finalize(q);
+	if (!ids->len && (o->tags || o->wheres)) {
+		/* A filter that selects nothing is a mistake to report, not
+		 * an empty table: a script would take it for "no results". */
+		g_set_error(error, EXPORT_ERROR, 1,
+			    "%s: no run matches the selection (--tagged, "
+			    "--where)",
+			    o->db);
+		goto bad;
+	}
 	if (o->nids && ids->len != o->nids) {
 		g_set_error(error, EXPORT_ERROR, 1,
 			    "%s: %u of the %u runs asked for are not there "
@@ -174,7 +183,7 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 		return 1;
 	}
 	if (!ids->len) {
-		fprintf(out, "%s: no runs selected\n", o->db);
+		fprintf(out, "%s: no runs stored\n", o->db);
 		sqlite3_close(db);
 		return 0;
 	}
