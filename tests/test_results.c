@@ -532,6 +532,19 @@ START_TEST(test_sweep_resume)
 			 26);
 	ck_assert_msg(strstr(out, "machine.overcommit=1.75 lock.type=tas"),
 		      "%s", out);
+	/* Without --grid the scenario is the one point: here the grid's
+	 * point (1.5, tas) given by --set, found stored, run again nowhere. */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "sweep", scenario(), "--set",
+			      "machine.overcommit=1.5", "--set",
+			      "lock.type=tas", "--set", "run.duration=40ms",
+			      "--set", "run.warmup=1ms", "--seeds", "1", "--db",
+			      path, NULL),
+			 0);
+	ck_assert_msg(strstr(out, "qsim sweep: 1 point, 1 seed each"), "%s",
+		      out);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 10);
 }
 END_TEST
 

@@ -1137,8 +1137,9 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	store_close(st);
 	judge(vs);
 	if (o->sweep) {
-		fprintf(out, "qsim sweep: %u points, %u seed%s each\n", vs->len,
-			o->seeds, o->seeds == 1 ? "" : "s");
+		fprintf(out, "qsim sweep: %u point%s, %u seed%s each\n",
+			vs->len, vs->len == 1 ? "" : "s", o->seeds,
+			o->seeds == 1 ? "" : "s");
 		print_sweep(out, o, vs);
 	} else {
 		print_compare(out, o, vs);
