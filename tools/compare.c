@@ -58,6 +58,12 @@ static const struct metric metrics[] = {
 
 static const char *const sweep_default[] = {"throughput", "lat_p99_ns", NULL};
 
+/* What tells two simulations apart: a run's engine events, measured
+ * time and acquisitions. */
+struct print {
+	int64_t events, measured_ps, acquisitions;
+};
+
 struct variant {
 	char *label;
 	/* a fresh variant: a scenario and its overrides */
@@ -74,6 +80,7 @@ struct variant {
 	char *raw_cond;
 	unsigned int copies;
 	GArray *vals[NM]; /* double, one per run */
+	GArray *prints;	  /* struct print, one per run, sorted */
 	struct stats_sample s[NM];
 	struct stats_diff d[NM];
 };
@@ -90,6 +97,7 @@ static void variant_free(gpointer p)
 	if (v->binds)
 		g_ptr_array_free(v->binds, TRUE);
 	g_array_free(v->runs, TRUE);
+	g_array_free(v->prints, TRUE);
 	for (unsigned int m = 0; m < NM; m++)
 		g_array_free(v->vals[m], TRUE);
 	g_free(v);
@@ -101,6 +109,7 @@ static struct variant *variant_new(char *label)
 
 	v->label = label;
 	v->runs = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	v->prints = g_array_new(FALSE, FALSE, sizeof(struct print));
 	for (unsigned int m = 0; m < NM; m++)
 		v->vals[m] = g_array_new(FALSE, FALSE, sizeof(double));
 	return v;
@@ -520,9 +529,87 @@ static bool stored_runs(struct store *st, struct variant *v, GError **error)
 	return true;
 }
 
+static int print_cmp(const void *a, const void *b)
+{
+	const struct print *x = a, *y = b;
+
+	if (x->events != y->events)
+		return x->events < y->events ? -1 : 1;
+	if (x->measured_ps != y->measured_ps)
+		return x->measured_ps < y->measured_ps ? -1 : 1;
+	if (x->acquisitions != y->acquisitions)
+		return x->acquisitions < y->acquisitions ? -1 : 1;
+	return 0;
+}
+
+/* The prints of @v's runs, sorted (runs finish in any order). */
+static bool read_prints(struct store *st, struct variant *v, GError **error)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT r.events, r.measured_ps, (SELECT "
+			       "SUM(acquisitions) FROM lock_results WHERE "
+			       "run_id = r.id) FROM runs r WHERE r.id = ?1",
+			       -1, &q, NULL) != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
+			    sqlite3_errmsg(st->db));
+		return false;
+	}
+	for (guint r = 0; r < v->runs->len; r++) {
+		struct print p = {0};
+
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, g_array_index(v->runs, int64_t, r));
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			p.events = sqlite3_column_int64(q, 0);
+			p.measured_ps = sqlite3_column_int64(q, 1);
+			p.acquisitions = sqlite3_column_int64(q, 2);
+		}
+		g_array_append_val(v->prints, p);
+	}
+	sqlite3_finalize(q);
+	g_array_sort(v->prints, print_cmp);
+	return true;
+}
+
+/*
+ * Two variants that differ in their settings but simulated exactly alike
+ * on every seed: a key varied that this scenario never reads (a lock's
+ * tunable under another lock, say).  Said on stderr, so that a "same"
+ * verdict is not taken for a measured one.
+ */
+static void note_identical(GPtrArray *vs, const char *what)
+{
+	unsigned int said = 0;
+
+	for (guint i = 0; i < vs->len; i++) {
+		const struct variant *a = g_ptr_array_index(vs, i);
+
+		for (guint j = i + 1; j < vs->len && said < 8; j++) {
+			const struct variant *b = g_ptr_array_index(vs, j);
+
+			if (!a->prints->len ||
+			    a->prints->len != b->prints->len ||
+			    memcmp(a->prints->data, b->prints->data,
+				   a->prints->len * sizeof(struct print)))
+				continue;
+			fprintf(stderr,
+				"%s: note: %s and %s simulated exactly alike "
+				"on every run (the same events and "
+				"acquisitions): what they differ in has no "
+				"effect on this scenario\n",
+				what, a->label, b->label);
+			said++;
+		}
+	}
+}
+
 /* Each metric of each run of @v, from the store; NAN where it has none. */
 static bool read_metrics(struct store *st, struct variant *v, GError **error)
 {
+	if (!read_prints(st, v, error))
+		return false;
 	for (unsigned int m = 0; m < NM; m++) {
 		sqlite3_stmt *q;
 
@@ -1135,6 +1222,7 @@ int compare_main(const struct compare_opts *o, FILE *out)
 		}
 	}
 	store_close(st);
+	note_identical(vs, what);
 	judge(vs);
 	if (o->sweep) {
 		fprintf(out, "qsim sweep: %u point%s, %u seed%s each\n",
