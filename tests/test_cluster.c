@@ -152,6 +152,68 @@ START_TEST(test_gnu_parallel)
 }
 END_TEST
 
+/* Runs in the database @path (status @status), or -1 without one. */
+static int64_t count_runs(const char *path, const char *status)
+{
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT COUNT(*) FROM runs WHERE status LIKE '%s'", status);
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	if (!g_file_test(path, G_FILE_TEST_EXISTS) ||
+	    sqlite3_open(path, &db) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * A job that finds a violation has finished (exit 2 from parallel.sh, and
+ * a second call neither runs it again nor stores a copy: it was a failed
+ * job, retried each call); an emit into a used folder is refused (its
+ * joblog skipped the new jobs and its databases were merged as the new
+ * sweep's); merge.sh takes a relative OUT from where it is called.
+ */
+START_TEST(test_parallel_violation_done)
+{
+	g_autofree char *ini = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+						"2x-overcommit.ini", NULL);
+	g_autofree char *db = g_build_filename(dir, "v.db", NULL);
+	g_autofree char *jobs = g_build_filename(dir, "vj", NULL);
+	g_autofree char *job1 = g_build_filename(jobs, "db", "000001.db", NULL);
+	g_autofree char *mine = g_build_filename(dir, "sub", "m.db", NULL);
+	g_autofree char *cmd = g_strdup_printf("JOBS=2 '%s/parallel.sh'", jobs);
+	g_autofree char *merge = g_strdup_printf(
+		"mkdir sub && cd sub && '%s/merge.sh' m.db", jobs);
+	g_autofree char *err = NULL;
+
+	for (int again = 0; again < 2; again++) {
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(tu_qsim_in(dir, NULL, &err, "sweep", ini,
+					    "--grid", "lock.type=busted,tas",
+					    "--set", "run.duration=2ms",
+					    "--set", "run.warmup=0ns",
+					    "--seeds", "1", "--db", db,
+					    "--emit-jobs", jobs, NULL),
+				 again ? 1 : 0);
+	}
+	ck_assert_msg(strstr(err, "the folder is not empty"), "%s", err);
+	for (int call = 0; call < 2; call++) {
+		ck_assert_int_eq(sh(cmd, NULL), 2);
+		ck_assert_int_eq(count_runs(db, "violation"), 1);
+		ck_assert_int_eq(count_runs(db, "ok"), 1);
+		ck_assert_int_eq(count_runs(job1, "%"), 1);
+	}
+	ck_assert_int_eq(sh(merge, NULL), 0);
+	ck_assert_int_eq(count_runs(mine, "%"), 2);
+}
+END_TEST
+
 START_TEST(test_slurm)
 {
 	g_autofree char *db = g_build_filename(dir, "slurm.db", NULL);
@@ -199,6 +261,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_gnu_parallel);
+	tcase_add_test(tc, test_parallel_violation_done);
 	tcase_add_test(tc, test_slurm);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -1026,6 +1026,8 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", error);
 	g_autofree char *dir = NULL, *db = NULL, *text = NULL;
 	g_autofree char *qexe = NULL, *qdir = NULL, *qdb = NULL;
+	g_autofree char *qini = NULL, *ini = NULL;
+	g_autoptr(GDir) d = NULL;
 	g_autoptr(GString) jobs = g_string_new(NULL);
 	g_autofree char *par = NULL, *merge = NULL, *slurm = NULL;
 	guint chunk, tasks;
@@ -1039,16 +1041,34 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 			    "%s: %s", dir, g_strerror(errno));
 		return false;
 	}
+	/* An earlier sweep's folder: its joblog would skip the new jobs
+	 * and its db/ files would be merged as this sweep's results. */
+	d = g_dir_open(dir, 0, error);
+	if (!d)
+		return false;
+	if (g_dir_read_name(d)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+			    "--emit-jobs %s: the folder is not empty (an "
+			    "earlier sweep's jobs?); give a new or empty "
+			    "folder (to finish that sweep, run its "
+			    "parallel.sh or slurm-submit.sh again)",
+			    dir);
+		return false;
+	}
 	if (!g_file_get_contents(o->files[0], &text, NULL, error) ||
 	    !put(dir, "scenario.ini", text, false, error))
 		return false;
 	qexe = g_shell_quote(exe);
 	qdir = g_shell_quote(dir);
 	qdb = g_shell_quote(db);
+	/* by its full name, so that a stored run's replay works from
+	 * anywhere the folder is seen */
+	ini = g_build_filename(dir, "scenario.ini", NULL);
+	qini = g_shell_quote(ini);
 	for (guint i = 0; i < pts->len; i++) {
 		struct point *p = g_ptr_array_index(pts, i);
 
-		g_string_append_printf(jobs, "%s run scenario.ini", qexe);
+		g_string_append_printf(jobs, "%s run %s", qexe, qini);
 		for (char **s = p->cfg->overrides; s && *s; s++) {
 			g_autofree char *q = g_shell_quote(*s);
 
@@ -1059,8 +1079,13 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 
 			g_string_append_printf(jobs, " --tag %s", q);
 		}
-		g_string_append_printf(jobs, " --db db/%06u.db --quiet\n",
-				       i + 1);
+		/* A model violation (exit 2) is a finished result, stored
+		 * with its replay: the job succeeds (so no retry adds a
+		 * copy) and leaves a mark for parallel.sh to count. */
+		g_string_append_printf(jobs,
+				       " --db db/%06u.db --quiet || { [ $? -eq "
+				       "2 ] && : > db/%06u.violation; }\n",
+				       i + 1, i + 1);
 	}
 	chunk = (pts->len + 999) / 1000;
 	chunk = chunk ? chunk : 1;
@@ -1071,19 +1096,34 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		"N "
 		"at once;\n# default one per core), then the merge.  Finished "
 		"jobs are not run again\n# (--resume-failed and joblog.txt).\n"
-		"cd %s || exit 1\nmkdir -p db\n"
+		"# Exit 0: every job ran clean; 2: some found a model "
+		"violation (stored with\n# its replay); 3: some failed (run "
+		"this again to retry them) or the merge did.\n"
+		"db=%s\ncd %s || exit 1\nmkdir -p db\n"
 		"parallel --jobs \"${JOBS:-100%%}\" --joblog joblog.txt "
-		"--resume-failed < jobs.txt > /dev/null\nstatus=$?\n"
-		"./merge.sh || exit 3\nexit $status\n",
-		qdir);
+		"--resume-failed < jobs.txt > /dev/null\nfailed=$?\n"
+		"./merge.sh || exit 3\n"
+		"if [ \"$failed\" -ne 0 ]; then\n"
+		"\techo \"parallel.sh: jobs failed (GNU parallel: $failed; "
+		"joblog.txt); run this again to retry them\" >&2\n"
+		"\texit 3\nfi\n"
+		"n=$(find db -name '*.violation' | wc -l)\n"
+		"if [ \"$n\" -gt 0 ]; then\n"
+		"\techo \"parallel.sh: $n jobs found a model violation, "
+		"stored with its replay command (qsim report --db $db)\" "
+		">&2\n"
+		"\texit 2\nfi\nexit 0\n",
+		qdb, qdir);
 	merge = g_strdup_printf(
 		"#!/bin/sh\n"
-		"# Merge every job's database into the sweep's (or into $1); a "
-		"run it has\n# already is not added twice.\n"
-		"cd %s || exit 1\nout=${1:-%s}\n"
+		"# Merge every job's database into the sweep's (or into $1, "
+		"from the folder\n# this is called in); a run it has "
+		"already is not added twice.\n"
+		"out=${1:-%s}\ncase $out in /*) ;; *) out=$(pwd)/$out ;; "
+		"esac\ncd %s || exit 1\n"
 		"find db -name '*.db' -print0 | sort -z | xargs -0 -r %s merge "
 		"\"$out\"\n",
-		qdir, qdb, qexe);
+		qdb, qdir, qexe);
 	slurm = g_strdup_printf(
 		"#!/bin/sh\n"
 		"# The sweep as a Slurm job array: task T runs lines %u*T+1 to "
