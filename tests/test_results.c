@@ -914,6 +914,45 @@ END_TEST
 
 /* A torture run is stored with each failing seed and the scenario that
  * replays it: the stored scenario fails again the same way. */
+/*
+ * A failure whose files cannot be written (here the --out folder's name
+ * is taken by a file, found only at the failure since the default folder
+ * is made only then) is still a result: printed with its scenario, the
+ * replay reading it on stdin, stored, exit 2 (it was exit 3 with nothing
+ * stored and no replay).  A folder the shell would split is quoted in
+ * the replay line.
+ */
+START_TEST(test_torture_failure_kept)
+{
+	g_autofree char *db = in_dir("tk.db"), *blocked = in_dir("torture-out");
+	g_autofree char *odd = in_dir("sp ace's");
+	g_autofree char *out = NULL, *err = NULL, *want = NULL, *q = NULL;
+	g_autofree char *ini = NULL;
+
+	ck_assert(g_file_set_contents(blocked, "", -1, NULL));
+	ck_assert_int_eq(tu_qsim_in(dir, &out, &err, "torture", "--mutant",
+				    "head_halted", "--seeds", "2", "--db", db,
+				    NULL),
+			 2);
+	ck_assert_msg(strstr(err, "files were not written"), "%s", err);
+	ck_assert(strstr(out, "scenario of seed 2:\n# qsim torture "
+			      "scenario, seed 2\n[run]"));
+	ck_assert(strstr(out, "replay: qsim run - --seed 2 <"));
+	ck_assert_int_eq(db_int(db, "SELECT COUNT(*) FROM torture_failures "
+				    "WHERE seed = 2"),
+			 1);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "torture", "--mutant", "head_halted",
+			      "--seeds", "2", "--no-store", "--out", odd, NULL),
+			 2);
+	ini = g_build_filename(odd, "seed-2.ini", NULL);
+	q = g_shell_quote(ini);
+	want = g_strdup_printf("replay: qsim run %s --seed 2\n", q);
+	ck_assert_msg(strstr(out, want), "%s", want);
+}
+END_TEST
+
 START_TEST(test_torture_stored)
 {
 	g_autofree char *db = in_dir("tt.db"), *outdir = in_dir("tout");
@@ -1110,6 +1149,7 @@ int main(void)
 	tcase_add_test(tc, test_overcommit_key);
 	tcase_add_test(tc, test_trace_tiny);
 	tcase_add_test(tc, test_torture_stored);
+	tcase_add_test(tc, test_torture_failure_kept);
 	tcase_add_test(tc, test_export_import_files);
 	tcase_add_test(tc, test_torture_interrupted_goes_on);
 	suite_add_tcase(s, tc);

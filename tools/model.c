@@ -73,23 +73,23 @@ static void warmup_ev(struct sim_event *ev)
 	}
 }
 
+char *qsim_shell_word(const char *path)
+{
+	bool plain = *path != '\0';
+
+	for (const char *c = path; *c; c++)
+		if (!g_ascii_isalnum(*c) && !strchr("_./:=,+@%-", *c))
+			plain = false;
+	return plain ? g_strdup(path) : g_shell_quote(path);
+}
+
 char *qsim_replay_command(const struct qsim_config *cfg)
 {
 	GString *s = g_string_new("qsim run ");
-	bool plain = *cfg->path != '\0';
+	g_autofree char *word = qsim_shell_word(cfg->path);
 
-	/* The path as typed when the shell would read it so, else quoted:
-	 * the line must be safe to paste. */
-	for (const char *c = cfg->path; *c; c++)
-		if (!g_ascii_isalnum(*c) && !strchr("_./:=,+@%-", *c))
-			plain = false;
-	if (plain) {
-		g_string_append(s, cfg->path);
-	} else {
-		g_autofree char *q = g_shell_quote(cfg->path);
-
-		g_string_append(s, q);
-	}
+	/* The line must be safe to paste. */
+	g_string_append(s, word);
 	g_string_append_printf(s, " --seed %" PRIu64, cfg->seed);
 	for (char **o = cfg->overrides; o && *o; o++) {
 		g_autofree char *q = NULL;

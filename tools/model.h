@@ -151,5 +151,7 @@ void qsim_results_clear(struct qsim_results *res);
 /* Exit code per docs/cli.md: 0 ok, 2 violation. */
 int qsim_results_exit_code(const struct qsim_results *res);
 char *qsim_replay_command(const struct qsim_config *cfg);
+/* @path as typed when the shell would read it so, else quoted. */
+char *qsim_shell_word(const char *path);
 
 #endif

@@ -5,6 +5,7 @@
  * many jobs ran or in what order; the failing scenario is written out as
  * an ordinary scenario file that `qsim run` replays.
  */
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -420,28 +421,31 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 		g_autofree char *report = g_strdup_printf(
 			"%s/seed-%" PRIu64 ".report", o->out_dir, j.fail_seed);
 
-		if (g_mkdir_with_parents(o->out_dir, 0755) != 0) {
-			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-				    "%s: cannot create the output folder",
-				    o->out_dir);
-			goto fail;
-		}
+		g_autoptr(GError) werr = NULL;
+		g_autofree char *qini = qsim_shell_word(ini);
+
+		/* The failure is the result: if its files cannot be written
+		 * it is still printed (with its scenario) and stored. */
+		if (g_mkdir_with_parents(o->out_dir, 0755) != 0)
+			g_set_error(&werr, G_FILE_ERROR,
+				    g_file_error_from_errno(errno),
+				    "%s: cannot create the folder: %s",
+				    o->out_dir, g_strerror(errno));
 		res->replay = g_strdup_printf("qsim run %s --seed %" PRIu64,
-					      ini, j.fail_seed);
-		{
+					      qini, j.fail_seed);
+		if (!werr) {
 			g_autofree char *rep = g_strdup_printf(
 				"%sreplay: %s\n",
 				j.fail_report ? j.fail_report : "",
 				res->replay);
 
-			if (!write_file(ini, j.fail_text, error) ||
-			    !write_file(trace, j.fail_trace, error) ||
-			    !write_file(report, rep, error))
-				goto fail;
+			if (write_file(ini, j.fail_text, &werr) &&
+			    write_file(trace, j.fail_trace, &werr))
+				write_file(report, rep, &werr);
 		}
 		/* --keep-going: every failing seed's scenario, to replay each
 		 * (the report and trace are the first's) */
-		for (guint i = 0; i < res->failed->len; i++) {
+		for (guint i = 0; !werr && i < res->failed->len; i++) {
 			const struct torture_failure *f = &g_array_index(
 				res->failed, struct torture_failure, i);
 			g_autofree char *p = NULL;
@@ -450,12 +454,27 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				continue;
 			p = g_strdup_printf("%s/seed-%" PRIu64 ".ini",
 					    o->out_dir, f->seed);
-			if (!write_file(p, f->scenario, error))
-				goto fail;
+			write_file(p, f->scenario, &werr);
 		}
 		res->first_failing_seed = j.fail_seed;
 		res->first_violation = g_steal_pointer(&j.fail_line);
-		if (!o->quiet) {
+		if (werr) {
+			g_free(res->replay);
+			res->replay = g_strdup_printf(
+				"qsim run - --seed %" PRIu64 " < SCENARIO",
+				j.fail_seed);
+			fprintf(stderr,
+				"qsim torture: the failure's files were not "
+				"written (%s); its scenario is printed below "
+				"and stored with it\n",
+				werr->message);
+			fprintf(out,
+				"\n%s\nscenario of seed %" PRIu64
+				":\n%s\nreplay: %s  # SCENARIO: the "
+				"scenario above\n",
+				j.fail_report, j.fail_seed, j.fail_text,
+				res->replay);
+		} else if (!o->quiet) {
 			fprintf(out, "\n%s", j.fail_report);
 			fprintf(out, "trace:  %s\nreplay: %s\n", trace,
 				res->replay);
@@ -482,12 +501,6 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 			simt, res->events, res->failures);
 	}
 	return true;
-fail:
-	g_free(j.fail_text);
-	g_free(j.fail_report);
-	g_free(j.fail_trace);
-	g_free(j.fail_line);
-	return false;
 }
 
 void torture_result_clear(struct torture_result *res)

@@ -124,9 +124,30 @@ static bool bad_key(GError **error, const char *path, const char *group,
 	return false;
 }
 
+/* Every key of @group is one of @keys: a misspelt `tolerence` would
+ * otherwise be dropped, and its figure judged by the default. */
+static bool only_keys(GKeyFile *kf, const char *path, const char *group,
+		      const char *const *keys, GError **error)
+{
+	g_auto(GStrv) have = g_key_file_get_keys(kf, group, NULL, NULL);
+
+	for (char **k = have; k && *k; k++)
+		if (!g_strv_contains(keys, *k)) {
+			g_autofree char *list = g_strjoinv(", ", (char **)keys);
+			g_autofree char *what = g_strdup_printf(
+				"unknown key; [%s] takes %s", group, list);
+
+			return bad_key(error, path, group, *k, what);
+		}
+	return true;
+}
+
 static bool parse_figure(struct val_case *c, GKeyFile *kf, const char *group,
 			 GError **error)
 {
+	static const char *const keys[] = {"label",	"what", "metric",
+					   "of",	"to",	"published",
+					   "tolerance", NULL};
 	struct val_figure *f = g_new0(struct val_figure, 1);
 	g_autofree char *what = g_key_file_get_string(kf, group, "what", NULL);
 	g_autofree char *metric =
@@ -140,6 +161,8 @@ static bool parse_figure(struct val_case *c, GKeyFile *kf, const char *group,
 	char *end;
 
 	g_ptr_array_add(c->figures, f);
+	if (!only_keys(kf, c->path, group, keys, error))
+		return false;
 	f->name = g_strdup(group + strlen("figure "));
 	f->label = g_key_file_get_string(kf, group, "label", NULL);
 	if (!f->label)
@@ -193,6 +216,9 @@ static bool parse_figure(struct val_case *c, GKeyFile *kf, const char *group,
 
 static struct val_case *case_load(const char *path, GError **error)
 {
+	static const char *const validate_keys[] = {"name", "title", "source",
+						    "seeds", NULL};
+	static const char *const variant_keys[] = {"set", NULL};
 	g_autoptr(GKeyFile) kf = g_key_file_new();
 	g_auto(GStrv) groups = NULL;
 	struct val_case *c = g_new0(struct val_case, 1);
@@ -214,14 +240,30 @@ static struct val_case *case_load(const char *path, GError **error)
 			"where that was published");
 		goto fail;
 	}
+	if (!only_keys(kf, path, "validate", validate_keys, error))
+		goto fail;
 	c->seeds = 3;
-	if (g_key_file_has_key(kf, "validate", "seeds", NULL))
-		c->seeds = (unsigned int)g_key_file_get_integer(kf, "validate",
-								"seeds", NULL);
+	if (g_key_file_has_key(kf, "validate", "seeds", NULL)) {
+		g_autofree char *t =
+			g_key_file_get_string(kf, "validate", "seeds", NULL);
+		char *end;
+		guint64 n = g_ascii_strtoull(t, &end, 10);
+
+		if (!*t || *end || n < 1 || n > 1000) {
+			bad_key(error, path, "validate", "seeds",
+				"expected an integer from 1 to 1000");
+			goto fail;
+		}
+		c->seeds = (unsigned int)n;
+	}
 	groups = g_key_file_get_groups(kf, NULL);
 	for (char **g = groups; *g; g++) {
 		if (g_str_has_prefix(*g, "variant ")) {
-			struct val_variant *v = g_new0(struct val_variant, 1);
+			struct val_variant *v;
+
+			if (!only_keys(kf, path, *g, variant_keys, error))
+				goto fail;
+			v = g_new0(struct val_variant, 1);
 
 			v->name = g_strdup(*g + strlen("variant "));
 			v->sets = g_key_file_get_string_list(kf, *g, "set",
@@ -622,21 +664,14 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 	for (guint i = 0; i < cases->len; i++) {
 		struct val_case *c = g_ptr_array_index(cases, i);
 
-		if (o->list) {
-			fprintf(out, "%-4s %-28s %s\n", c->name, c->stem,
-				c->title);
-			continue;
-		}
 		if (!selected(o, c))
 			continue;
-		if (!check_variants(c, error))
+		if (!o->list && !check_variants(c, error))
 			return false;
 		if (o->seeds)
 			c->seeds = o->seeds;
 		g_ptr_array_add(run, c);
 	}
-	if (o->list)
-		return true;
 	for (char **n = o->names; n && *n; n++) {
 		bool found = false;
 
@@ -654,6 +689,13 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 			return false;
 		}
 	}
+	for (guint i = 0; o->list && i < run->len; i++) {
+		struct val_case *c = g_ptr_array_index(run, i);
+
+		fprintf(out, "%-4s %-28s %s\n", c->name, c->stem, c->title);
+	}
+	if (o->list)
+		return true;
 	for (guint i = 0; i < run->len; i++) {
 		struct val_case *c = g_ptr_array_index(run, i);
 
@@ -705,6 +747,8 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 		(double)(g_get_monotonic_time() - t0) / 1e6);
 	if (md) {
 		ok = g_file_set_contents(o->md_path, md->str, -1, error);
+		if (!ok)
+			g_prefix_error(error, "--markdown %s: ", o->md_path);
 		g_string_free(md, TRUE);
 	}
 	return ok;
