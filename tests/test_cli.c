@@ -399,6 +399,38 @@ START_TEST(test_validate)
 	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, NULL), 1);
 	ck_assert(strstr(err, "t3.ini: [figure x] metric"));
 	ck_assert(strstr(err, "throughput"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_unlink(broken);
+
+	/* --list NAME lists that case only (it listed all) */
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, "--list",
+			      "T2", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "T2") && !strstr(out, "T1"), "%s", out);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	/* a misspelt key is an error: a "tolerence" was ignored, and its
+	 * figure judged by the default tolerance */
+	g_free(broken);
+	broken = write_case(dir, 3,
+			    "[figure self]\nmetric = throughput\nof = a\n"
+			    "to = a\npublished = 1\ntolerence = 1.1\n");
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, NULL), 1);
+	ck_assert_msg(strstr(err, "t3.ini: [figure self] tolerence: unknown "
+				  "key"),
+		      "%s", err);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_unlink(broken);
+
+	/* an unwritable --markdown is found before any simulation */
+	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, "T1",
+			      "--markdown", "/nonexistent-dir/t.md", NULL),
+			 1);
+	ck_assert_msg(strstr(err, "--markdown") && !strstr(out, "simulations"),
+		      "%s", err);
 }
 END_TEST
 
