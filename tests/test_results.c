@@ -991,6 +991,19 @@ START_TEST(test_torture_stored)
 		qsim(&out, NULL, "run", ini, "--seed", sql, "--no-store", NULL),
 		2);
 	ck_assert_msg(strstr(out, "VIOLATION"), "%s", out);
+	/* merge counts the torture runs it copies (it said "merged 0
+	 * runs" while it copied them) */
+	for (int again = 0; again < 2; again++) {
+		g_autofree char *m = in_dir("tm.db");
+
+		g_clear_pointer(&out, g_free);
+		ck_assert_int_eq(qsim(&out, NULL, "merge", m, db, NULL), 0);
+		ck_assert_msg(strstr(out, again ? "; 0 torture runs (1 already "
+						  "there)"
+						: "; 1 torture run (0 already "
+						  "there)"),
+			      "%s", out);
+	}
 }
 END_TEST
 

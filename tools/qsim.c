@@ -417,19 +417,26 @@ static int cmd_import(int argc, char **argv, bool merge)
 		return EXIT_INPUT;
 	}
 	for (char **f = in; *f; f++) {
-		int64_t n, same;
+		struct store_import_counts n;
 
 		g_clear_error(&err);
-		if (!store_import(st, *f, merge, &n, &same, &err)) {
+		if (!store_import(st, *f, merge, &n, &err)) {
 			fprintf(stderr, "%s: %s\n", what, err->message);
 			rc = EXIT_INPUT;
 			continue;
 		}
 		printf("%s %" PRId64 " run%s from %s into %s",
-		       merge ? "merged" : "imported", n, n == 1 ? "" : "s", *f,
-		       st->path);
+		       merge ? "merged" : "imported", n.runs,
+		       n.runs == 1 ? "" : "s", *f, st->path);
 		if (merge)
-			printf(" (%" PRId64 " already there)", same);
+			printf(" (%" PRId64 " already there)", n.same);
+		if (n.tortures || n.tortures_same) {
+			printf("; %" PRId64 " torture run%s", n.tortures,
+			       n.tortures == 1 ? "" : "s");
+			if (merge)
+				printf(" (%" PRId64 " already there)",
+				       n.tortures_same);
+		}
 		printf("\n");
 	}
 	store_close(st);

@@ -1394,7 +1394,8 @@ static char *columns(struct store *st, const char *schema, const char *table,
  * file, with their failures, under new ids; with @skip_same, not one the
  * destination has (same start, binary, lock, mutant, mapping and seeds).
  */
-static bool import_torture(struct store *st, bool skip_same, GError **error)
+static bool import_torture(struct store *st, bool skip_same,
+			   struct store_import_counts *n, GError **error)
 {
 	g_autofree char *cols = columns(st, "src", "torture_runs", "id", error);
 	g_auto_stmt q = NULL;
@@ -1433,12 +1434,20 @@ static bool import_torture(struct store *st, bool skip_same, GError **error)
 			new, old);
 		if (!exec(st, fails, error))
 			return false;
+		n->tortures++;
 	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM src.torture_runs",
+			       -1, &q, NULL) != SQLITE_OK)
+		return fail(st, error, "counting the torture runs to import");
+	if (sqlite3_step(q) == SQLITE_ROW)
+		n->tortures_same = sqlite3_column_int64(q, 0) - n->tortures;
 	return true;
 }
 
 bool store_import(struct store *st, const char *src, bool skip_same,
-		  int64_t *count, int64_t *skipped, GError **error)
+		  struct store_import_counts *n, GError **error)
 {
 	/* a qsim file, migrated; never one created by a misspelled name */
 	struct store *s = NULL;
@@ -1449,8 +1458,7 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 	g_autofree char *run_cols = NULL;
 	bool ok = false;
 
-	*count = 0;
-	*skipped = 0;
+	memset(n, 0, sizeof(*n));
 	if (!g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, STORE_ERROR, 1,
 			    "%s: no such database (not a regular file)", src);
@@ -1515,7 +1523,7 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 
 			if (!exec(st, tags, error))
 				goto rollback;
-			(*skipped)++;
+			n->same++;
 			continue;
 		}
 		sql = g_strdup_printf(
@@ -1543,9 +1551,9 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 			if (!exec(st, ins, error))
 				goto rollback;
 		}
-		(*count)++;
+		n->runs++;
 	}
-	if (!import_torture(st, skip_same, error))
+	if (!import_torture(st, skip_same, n, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))
 		goto rollback;
@@ -1553,8 +1561,7 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 	goto detach;
 rollback:
 	exec(st, "ROLLBACK", NULL);
-	*count = 0;
-	*skipped = 0;
+	memset(n, 0, sizeof(*n));
 detach:
 	exec(st, "DETACH DATABASE src", NULL);
 	return ok;

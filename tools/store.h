@@ -38,12 +38,19 @@ void store_close(struct store *st);
 bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 		      const struct qsim_results *res, int64_t *run_id,
 		      GError **error);
+/* What store_import copied, and left out as already there. */
+struct store_import_counts {
+	int64_t runs, same;
+	int64_t tortures, tortures_same;
+};
+
 /* Copy every run of the qsim database @src (with all its rows, under new
- * run ids) into @st in one transaction; sets *count.  With @skip_same, a
- * run whose resolved parameters and binary @st already has (or an
- * earlier run of @src had) is left out and counted in *skipped. */
+ * run ids) and every torture run into @st in one transaction, counted in
+ * @n.  With @skip_same, a run whose resolved parameters and binary @st
+ * already has (or an earlier run of @src had), or a torture run it has,
+ * is left out and counted as the same. */
 bool store_import(struct store *st, const char *src, bool skip_same,
-		  int64_t *count, int64_t *skipped, GError **error);
+		  struct store_import_counts *n, GError **error);
 /* Give stored run @run_id the tag @tag too (a run has any number). */
 bool store_tag_run(struct store *st, int64_t run_id, const char *tag,
 		   GError **error);
