@@ -941,6 +941,16 @@ START_TEST(test_torture_failure_kept)
 	ck_assert_int_eq(db_int(db, "SELECT COUNT(*) FROM torture_failures "
 				    "WHERE seed = 2"),
 			 1);
+	/* no seed ran: exit 1 and no database left behind (an empty one
+	 * was) */
+	{
+		g_autofree char *none = in_dir("none.db");
+
+		ck_assert_int_eq(qsim(NULL, NULL, "torture", "--time", "1ns",
+				      "--db", none, NULL),
+				 1);
+		ck_assert(!g_file_test(none, G_FILE_TEST_EXISTS));
+	}
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
 	ck_assert_int_eq(qsim(&out, &err, "torture", "--mutant", "head_halted",

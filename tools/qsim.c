@@ -779,6 +779,19 @@ static bool jobs_option(const char *what, gint given, unsigned int *jobs)
 	return true;
 }
 
+/* A database file this command made and wrote nothing to, with its
+ * journal files. */
+static void remove_db(const char *path)
+{
+	static const char *const ext[] = {"", "-wal", "-shm", "-journal"};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(ext); i++) {
+		g_autofree char *p = g_strconcat(path, ext[i], NULL);
+
+		g_unlink(p);
+	}
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -786,6 +799,7 @@ static int cmd_torture(int argc, char **argv)
 	g_autofree char *db = NULL, *tag = NULL, *memory = NULL;
 	gint jobs = G_MININT; /* not given: the host's cores */
 	gboolean keep_going = FALSE, no_store = FALSE;
+	bool made_db = false;
 	struct store *st = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
 	g_autoptr(GError) err = NULL;
@@ -944,6 +958,8 @@ static int cmd_torture(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (!no_store) {
+		made_db = !g_file_test(db ? db : "results.db",
+				       G_FILE_TEST_EXISTS);
 		st = store_open(db ? db : "results.db", &err);
 		if (!st) {
 			fprintf(stderr, "qsim torture: %s\n", err->message);
@@ -1005,6 +1021,9 @@ static int cmd_torture(int argc, char **argv)
 			fprintf(stderr, "qsim torture: no seed ran (a longer "
 					"--time?)\n");
 			rc = EXIT_INPUT;
+			/* nothing written: not even the empty file it made */
+			if (made_db)
+				remove_db(db ? db : "results.db");
 		}
 		torture_result_clear(&res);
 		return rc;
