@@ -447,6 +447,29 @@ static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
 
 /* Every point of the fresh variants, loaded and checked: bad input is
  * found before anything runs. */
+/*
+ * The loader names every override "--set KEY"; a value that came from
+ * --grid or --vary is named so (the user wrote no --set for it).
+ */
+static void name_option(const struct compare_opts *o, GError *err)
+{
+	const char *k = err->message + strlen("--set ");
+	size_t n = strcspn(k, " =:");
+
+	if (!g_str_has_prefix(err->message, "--set "))
+		return;
+	for (char **s = o->sets; s && *s; s++)
+		if (!strncmp(*s, k, n) && (*s)[n] == '=')
+			return;
+	{
+		char *m =
+			g_strconcat(o->sweep ? "--grid " : "--vary ", k, NULL);
+
+		g_free(err->message);
+		err->message = m;
+	}
+}
+
 static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 			      GError **error)
 {
@@ -472,6 +495,7 @@ static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 			p->cfg = cfg_load(v->path, (char **)sets->pdata, error);
 			if (!p->cfg) {
 				g_free(p);
+				name_option(o, *error);
 				return NULL;
 			}
 			g_ptr_array_add(pts, p);
