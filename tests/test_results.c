@@ -572,6 +572,22 @@ START_TEST(test_compare_notes_identical)
 			       NULL) == (i == 0),
 			      "%s", err);
 	}
+	/* a bad value from --grid or --vary is named so, not as a --set
+	 * the user never wrote */
+	for (int i = 0; i < 2; i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		ck_assert_int_eq(qsim(&out, &err, i ? "compare" : "sweep",
+				      scenario(), i ? "--vary" : "--grid",
+				      "lock.type=tas,nosuch", "--db", path,
+				      NULL),
+				 1);
+		ck_assert_msg(g_str_has_prefix(err, i ? "qsim compare: --vary "
+							"lock.type = 'nosuch'"
+						      : "qsim sweep: --grid "
+							"lock.type = 'nosuch'"),
+			      "%s", err);
+	}
 }
 END_TEST
 
