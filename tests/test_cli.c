@@ -723,7 +723,13 @@ START_TEST(test_bench_refuses_up_front)
 			 1);
 	ck_assert_msg(strstr(err, "--only 'nomatch' matches no scenario"), "%s",
 		      err);
+	/* and names them (it pointed at --quick, which lists nothing) */
+	ck_assert_msg(strstr(err, " tas-16-1x "), "%s", err);
 	ck_assert_ptr_null(strstr(out, "reference:"));
+	g_free(out);
+	g_free(err);
+	ck_assert_int_eq(qsim(&out, &err, "bench", "extra", NULL), 1);
+	ck_assert_msg(strstr(err, "unexpected argument 'extra'"), "%s", err);
 	g_free(out);
 	g_free(err);
 	ck_assert_int_eq(qsim(&out, &err, "bench", "--quick", "--json",

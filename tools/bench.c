@@ -480,9 +480,14 @@ int bench_main(const struct bench_opts *o, FILE *out)
 		if (!hits) {
 			fprintf(stderr,
 				"qsim bench: --only '%s' matches no "
-				"scenario (qsim bench --quick lists "
-				"them)\n",
+				"scenario; they are:",
 				o->only);
+			for (guint i = 0; i < cases->len; i++)
+				fprintf(stderr, " %s",
+					g_array_index(cases, struct bench_case,
+						      i)
+						.name);
+			fprintf(stderr, "\n");
 			if (j)
 				fclose(j);
 			return 1;

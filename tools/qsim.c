@@ -989,8 +989,8 @@ static int cmd_torture(int argc, char **argv)
 		if (res.interrupted) {
 			fprintf(stderr,
 				"qsim torture: INTERRUPTED after %" PRIu64
-				" seeds\n",
-				res.seeds_run);
+				" seed%s\n",
+				res.seeds_run, res.seeds_run == 1 ? "" : "s");
 			/* seeds past the done prefix may have run too: going
 			 * on from it repeats them, never skips one */
 			if (res.next_seed == o.first_seed) {
@@ -1540,9 +1540,13 @@ static int cmd_bench(int argc, char **argv)
 	struct bench_opts o;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	if (!g_option_context_parse(ctx, &argc, &argv, &err) || argc != 1) {
-		fprintf(stderr, "qsim bench: %s\n",
-			err ? err->message : "unexpected argument");
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "qsim bench: %s\n", err->message);
+		return EXIT_INPUT;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "qsim bench: unexpected argument '%s'\n",
+			argv[1]);
 		return EXIT_INPUT;
 	}
 	if (repeat < 1 || repeat > 100) {

@@ -491,10 +491,11 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 		sim_format_time((sim_time_t)(res->sim_seconds * (double)SIM_S),
 				simt, sizeof(simt));
 		fprintf(out,
-			"\ntorture: %" PRIu64 " seeds in %.3f s host (%.1f "
+			"\ntorture: %" PRIu64 " seed%s in %.3f s host (%.1f "
 			"schedules/s, %s simulated, %" PRIu64
 			" events), %" PRIu64 " failed\n",
-			res->seeds_run, res->host_seconds,
+			res->seeds_run, res->seeds_run == 1 ? "" : "s",
+			res->host_seconds,
 			res->host_seconds > 0
 				? (double)res->seeds_run / res->host_seconds
 				: 0,
