@@ -445,8 +445,6 @@ static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
 	return g_steal_pointer(&vs);
 }
 
-/* Every point of the fresh variants, loaded and checked: bad input is
- * found before anything runs. */
 /*
  * The loader names every override "--set KEY"; a value that came from
  * --grid or --vary is named so (the user wrote no --set for it).
@@ -470,6 +468,8 @@ static void name_option(const struct compare_opts *o, GError *err)
 	}
 }
 
+/* Every point of the fresh variants, loaded and checked: bad input is
+ * found before anything runs. */
 static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 			      GError **error)
 {

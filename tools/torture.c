@@ -472,8 +472,8 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				"\n%s\nscenario of seed %" PRIu64
 				":\n%s\nreplay: %s  # SCENARIO: the "
 				"scenario above\n",
-				j.fail_report, j.fail_seed, j.fail_text,
-				res->replay);
+				j.fail_report ? j.fail_report : "", j.fail_seed,
+				j.fail_text, res->replay);
 		} else if (!o->quiet) {
 			fprintf(out, "\n%s", j.fail_report);
 			fprintf(out, "trace:  %s\nreplay: %s\n", trace,
