@@ -202,12 +202,42 @@ static void lhp_change(struct wl_lock *l, struct wl_vcpu *v, bool out,
 	}
 }
 
+static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
+{
+	sim_time_t tot = v->pre_total_ps;
+
+	if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
+		tot += t - v->pre_since;
+	return tot;
+}
+
+/*
+ * A waiter's undispatched total at the awaited lock's last release (its
+ * hand-off delay counts what it loses after that), taken lazily: a
+ * release does not visit every waiter (that was O(waiters) per
+ * acquisition); the value is brought up to date before the waiter's
+ * dispatch state changes and when it acquires, the only times it can
+ * differ from what the release would have recorded.  Its state is the
+ * same since that release, so pre_total_at() of the release time gives
+ * what the release would have seen.
+ */
+static void pre_at_rel_sync(struct wl_vcpu *v)
+{
+	const struct wl_lock *l = v->waiting;
+
+	if (l && v->rel_seen != l->releases) {
+		v->pre_at_rel = pre_total_at(v, l->rel_ps);
+		v->rel_seen = l->releases;
+	}
+}
+
 static void dispatch_hook(void *data, struct sim_cpu *c, bool on, sim_time_t t)
 {
 	struct wl_vcpu *v = c->workload;
 
 	if (!v)
 		return;
+	pre_at_rel_sync(v);
 	if (on) {
 		if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
 			v->pre_total_ps += t - v->pre_since;
@@ -219,15 +249,6 @@ static void dispatch_hook(void *data, struct sim_cpu *c, bool on, sim_time_t t)
 		lhp_change(v->holding, v, !on, t);
 	if (v->outer)
 		lhp_change(v->outer, v, !on, t);
-}
-
-static sim_time_t pre_total_at(const struct wl_vcpu *v, sim_time_t t)
-{
-	sim_time_t tot = v->pre_total_ps;
-
-	if (v->pre_since != SIM_TIME_NEVER && t > v->pre_since)
-		tot += t - v->pre_since;
-	return tot;
 }
 
 /* --- the per-vCPU loop --- */
@@ -252,6 +273,7 @@ static void wait_begin(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 	v->releases_at_req = l->releases;
 	/* A hand-off delay counts only time lost after we started waiting. */
 	v->pre_at_rel = pre_total_at(v, t);
+	v->rel_seen = l->releases;
 	v->wprev = NULL;
 	v->wnext = l->waiters;
 	if (l->waiters)
@@ -277,6 +299,7 @@ static void wait_end(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 static void coroutine_fn acquired(struct wl *w, struct wl_lock *l,
 				  struct wl_vcpu *v, bool read, sim_time_t t)
 {
+	pre_at_rel_sync(v);
 	wait_end(l, v, t);
 	/* A writer excludes everyone; readers exclude writers only. */
 	if (l->writer || (!read && l->readers)) {
@@ -367,10 +390,9 @@ static void released(struct wl_lock *l, struct wl_vcpu *v, sim_time_t t)
 	l->releases++;
 	v->holding = NULL;
 	if (l->nwaiters) {
+		/* each waiter's pre_at_rel follows (pre_at_rel_sync) */
 		l->handoff_open = true;
 		l->rel_ps = t;
-		for (struct wl_vcpu *o = l->waiters; o; o = o->wnext)
-			o->pre_at_rel = pre_total_at(o, t);
 	}
 }
 
