@@ -137,6 +137,21 @@ static unsigned int confer_record(struct hv *hv, struct hv_vcpu *v)
 	return n;
 }
 
+bool hv_confer_rescan;
+
+/*
+ * At a generation when every confer target of @v's partition was lent to
+ * another pCPU, could one be a target for @v?  Only the vCPU whose slice
+ * @v's pCPU runs (its payer): any other is still lent elsewhere.
+ */
+static bool payer_may_take(struct hv_vcpu *v)
+{
+	struct hv_vcpu *o = v->pcpu ? v->pcpu->payer : NULL;
+
+	return o && o != v && o->part == v->part && o->on_rq &&
+	       !hv_vcpu_conferring(o);
+}
+
 long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 				  uint32_t yield_count)
 {
@@ -169,12 +184,21 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		 * nobody, it finds nobody again (host time only: the same
 		 * result without the scan).
 		 */
-		if (v->confer_none_gen == hv->gen) {
+		if (!hv_confer_rescan &&
+		    (v->confer_none_gen == hv->gen ||
+		     v->part->confer_empty_gen == hv->gen ||
+		     (v->part->confer_lent_gen == hv->gen &&
+		      !payer_may_take(v)))) {
 			v->st.confers_ignored++;
 			return hcall_exit(v, H_SUCCESS);
 		}
 		v->confer_n = confer_record(hv, v);
 		v->confer_next = 0;
+		/* The record is the same for every running vCPU of the
+		 * partition (it lists queued ones only): an empty one holds
+		 * for all of them until the hypervisor moves. */
+		if (!v->confer_n)
+			v->part->confer_empty_gen = hv->gen;
 		for (tv = NULL; v->confer_next < v->confer_n && !tv;) {
 			struct hv_confer_entry *e =
 				&v->confer[v->confer_next++];
@@ -184,7 +208,11 @@ long coroutine_fn hv_hcall_confer(struct hv_vcpu *v, long target,
 		}
 		if (!tv) {
 			/* Nobody to confer to here (none preempted, or
-			 * none may run on this core): it returns. */
+			 * none may run on this core): it returns.  Without
+			 * whole-core dispatch, what stopped each target was
+			 * its lent dispatch: remembered for the partition. */
+			if (v->confer_n && !hv->p.whole_core)
+				v->part->confer_lent_gen = hv->gen;
 			v->confer_n = v->confer_next = 0;
 			v->confer_none_gen = hv->gen;
 			v->st.confers_ignored++;

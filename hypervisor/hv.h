@@ -260,6 +260,14 @@ struct hv_pcpu {
 struct hv_partition {
 	unsigned int id;
 	unsigned int nvcpus;
+	/* hv->gen at which no queued vCPU of it was a confer target (none
+	 * queued, or all conferring): an H_CONFER(-1) by any of its vCPUs
+	 * finds nobody until the hypervisor moves (0: never). */
+	uint64_t confer_empty_gen;
+	/* hv->gen at which every queued confer target of it was lent to
+	 * another pCPU (not whole-core): only a pCPU running one of them's
+	 * slice may give it that slice back (hv_vcpu_lent). */
+	uint64_t confer_lent_gen;
 	bool shared; /* SPLPAR: shared processors */
 	/* A KVM guest: vcpu_is_preempted reads the steal-time preempted
 	 * flag, not the yield count. */
@@ -397,6 +405,13 @@ struct hv {
 	 * generation g finds nobody again until it moves. */
 	uint64_t gen;
 };
+
+/*
+ * Tests only: an H_CONFER(-1) always walks the run queue, never answering
+ * "nobody" from what an earlier walk at the same generation found (the
+ * caches must give the same simulation; test_determinism checks it).
+ */
+extern bool hv_confer_rescan;
 
 /* A vCPU's share weight (its partition's; 0 counts as 1). */
 static inline unsigned int hv_vcpu_weight(const struct hv_vcpu *v)

@@ -179,7 +179,7 @@ struct wl_vcpu {
 	sim_time_t pre_total_ps;  /* cumulative undispatched time */
 	sim_time_t pre_since;	  /* SIM_TIME_NEVER while dispatched */
 	sim_time_t pre_at_rel; /* pre_total when the awaited lock was freed */
-	uint64_t rel_seen;     /* the awaited lock's releases pre_at_rel is of */
+	uint64_t rel_seen; /* the awaited lock's releases pre_at_rel is of */
 	uint64_t acquisitions;
 	uint64_t read_acquisitions, write_acquisitions;
 	uint64_t units; /* units of work finished (since the warm-up) */
