@@ -779,19 +779,6 @@ static bool jobs_option(const char *what, gint given, unsigned int *jobs)
 	return true;
 }
 
-/* A database file this command made and wrote nothing to, with its
- * journal files. */
-static void remove_db(const char *path)
-{
-	static const char *const ext[] = {"", "-wal", "-shm", "-journal"};
-
-	for (unsigned int i = 0; i < G_N_ELEMENTS(ext); i++) {
-		g_autofree char *p = g_strconcat(path, ext[i], NULL);
-
-		g_unlink(p);
-	}
-}
-
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -799,7 +786,7 @@ static int cmd_torture(int argc, char **argv)
 	g_autofree char *db = NULL, *tag = NULL, *memory = NULL;
 	gint jobs = G_MININT; /* not given: the host's cores */
 	gboolean keep_going = FALSE, no_store = FALSE;
-	bool made_db = false;
+	const char *dbp;
 	struct store *st = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
 	g_autoptr(GError) err = NULL;
@@ -957,15 +944,23 @@ static int cmd_torture(int argc, char **argv)
 		fprintf(stderr, "qsim torture: --db needs a file name\n");
 		return EXIT_INPUT;
 	}
-	if (!no_store) {
-		made_db = !g_file_test(db ? db : "results.db",
-				       G_FILE_TEST_EXISTS);
-		st = store_open(db ? db : "results.db", &err);
+	dbp = db ? db : "results.db";
+	/*
+	 * An existing database is opened (and checked) now; a new one is
+	 * made only when there is something to store: a torture that ran
+	 * no seed leaves no file behind, and never has one to remove that
+	 * another writer may have stored in meanwhile.
+	 */
+	if (!no_store && g_file_test(dbp, G_FILE_TEST_EXISTS)) {
+		st = store_open(dbp, &err);
 		if (!st) {
 			fprintf(stderr, "qsim torture: %s\n", err->message);
 			return EXIT_INPUT;
 		}
 		st->tag = tag;
+	} else if (!no_store &&
+		   !out_path_ok("qsim torture", "--db", dbp, false)) {
+		return EXIT_INPUT;
 	}
 	catch_signals();
 	if (!torture_run(&o, &res, stdout, &err)) {
@@ -977,6 +972,16 @@ static int cmd_torture(int argc, char **argv)
 		int rc = res.failures ? EXIT_VIOLATION : EXIT_OK;
 		int64_t id;
 
+		if (!no_store && !st && res.seeds_run) {
+			st = store_open(dbp, &err);
+			if (!st) {
+				fprintf(stderr, "qsim torture: %s\n",
+					err->message);
+				rc = EXIT_INTERNAL;
+			} else {
+				st->tag = tag;
+			}
+		}
 		if (st && res.seeds_run &&
 		    !store_torture_insert(st, &o, &res, &id, &err)) {
 			fprintf(stderr, "qsim torture: %s\n", err->message);
@@ -1021,9 +1026,6 @@ static int cmd_torture(int argc, char **argv)
 			fprintf(stderr, "qsim torture: no seed ran (a longer "
 					"--time?)\n");
 			rc = EXIT_INPUT;
-			/* nothing written: not even the empty file it made */
-			if (made_db)
-				remove_db(db ? db : "results.db");
 		}
 		torture_result_clear(&res);
 		return rc;
