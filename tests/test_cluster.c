@@ -214,6 +214,45 @@ START_TEST(test_parallel_violation_done)
 }
 END_TEST
 
+/*
+ * A job that fails (here its scenario copy is gone) makes parallel.sh
+ * exit 3, and a second call runs it, not the ones that finished (their
+ * done marks); a Slurm task fails with its jobs (it took the last job's
+ * status only).
+ */
+START_TEST(test_failed_job_retried)
+{
+	g_autofree char *ini = g_build_filename(QSIM_SOURCE_DIR, "scenarios",
+						"2x-overcommit.ini", NULL);
+	g_autofree char *db = g_build_filename(dir, "f.db", NULL);
+	g_autofree char *jobs = g_build_filename(dir, "fj", NULL);
+	g_autofree char *copy = g_build_filename(jobs, "scenario.ini", NULL);
+	g_autofree char *aside = g_build_filename(dir, "aside.ini", NULL);
+	g_autofree char *job2 = g_build_filename(jobs, "db", "000002.db", NULL);
+	g_autofree char *cmd = g_strdup_printf("JOBS=1 '%s/parallel.sh'", jobs);
+	g_autofree char *task = g_strdup_printf(
+		"cd '%s' && SLURM_ARRAY_TASK_ID=0 sh slurm.sbatch", jobs);
+
+	ck_assert_int_eq(tu_qsim_in(dir, NULL, NULL, "sweep", ini, "--grid",
+				    "lock.type=tas,ticket", "--set",
+				    "run.duration=2ms", "--set",
+				    "run.warmup=0ns", "--seeds", "1", "--db",
+				    db, "--emit-jobs", jobs, NULL),
+			 0);
+	ck_assert_int_eq(g_rename(copy, aside), 0);
+	ck_assert_int_eq(sh(cmd, NULL), 3);
+	ck_assert_int_eq(sh(task, NULL), 3);
+	ck_assert_int_eq(count_runs(db, "%"), -1);
+	ck_assert_int_eq(g_rename(aside, copy), 0);
+	ck_assert_int_eq(sh(cmd, NULL), 0);
+	ck_assert_int_eq(count_runs(db, "ok"), 2);
+	/* finished: a third call and the Slurm task run nothing again */
+	ck_assert_int_eq(sh(cmd, NULL), 0);
+	ck_assert_int_eq(sh(task, NULL), 0);
+	ck_assert_int_eq(count_runs(job2, "%"), 1);
+}
+END_TEST
+
 START_TEST(test_slurm)
 {
 	g_autofree char *db = g_build_filename(dir, "slurm.db", NULL);
@@ -262,6 +301,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_gnu_parallel);
 	tcase_add_test(tc, test_parallel_violation_done);
+	tcase_add_test(tc, test_failed_job_retried);
 	tcase_add_test(tc, test_slurm);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -1044,13 +1044,26 @@ static bool put(const char *dir, const char *name, const char *text,
  * array stays under Slurm's default MaxArraySize of 1001), and
  * DIR/merge.sh merges the databases into the sweep's --db.  Runs nothing.
  */
+/* @text (from option @opt) has no line break, or an error says so. */
+static bool one_line(const char *opt, const char *text, GError **error)
+{
+	if (text && strpbrk(text, "\n\r")) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--emit-jobs: %s holds a line break, which would "
+			    "split its job in jobs.txt",
+			    opt);
+		return false;
+	}
+	return true;
+}
+
 static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		      GError **error)
 {
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", error);
 	g_autofree char *dir = NULL, *db = NULL, *text = NULL;
 	g_autofree char *qexe = NULL, *qdir = NULL, *qdb = NULL;
-	g_autofree char *qini = NULL, *ini = NULL;
+	g_autofree char *qini = NULL, *ini = NULL, *qqdb = NULL;
 	g_autoptr(GDir) d = NULL;
 	g_autoptr(GString) jobs = g_string_new(NULL);
 	g_autofree char *par = NULL, *merge = NULL, *slurm = NULL;
@@ -1060,6 +1073,19 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		return false;
 	dir = g_canonicalize_filename(o->emit, NULL);
 	db = g_canonicalize_filename(o->db, NULL);
+	/* jobs.txt is read a line a job: a line break in a word of one
+	 * would split it (and run its second half as a command) */
+	if (!one_line("qsim", exe, error) ||
+	    !one_line("--emit-jobs", dir, error) ||
+	    !one_line("--db", db, error) || !one_line("--tag", o->tag, error))
+		return false;
+	for (guint i = 0; i < pts->len; i++) {
+		struct point *p = g_ptr_array_index(pts, i);
+
+		for (char **s = p->cfg->overrides; s && *s; s++)
+			if (!one_line("--set", *s, error))
+				return false;
+	}
 	if (g_mkdir_with_parents(dir, 0755) != 0) {
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
 			    "%s: %s", dir, g_strerror(errno));
@@ -1085,6 +1111,7 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 	qexe = g_shell_quote(exe);
 	qdir = g_shell_quote(dir);
 	qdb = g_shell_quote(db);
+	qqdb = g_shell_quote(qdb); /* printed as the quoted name */
 	/* by its full name, so that a stored run's replay works from
 	 * anywhere the folder is seen */
 	ini = g_build_filename(dir, "scenario.ini", NULL);
@@ -1092,7 +1119,11 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 	for (guint i = 0; i < pts->len; i++) {
 		struct point *p = g_ptr_array_index(pts, i);
 
-		g_string_append_printf(jobs, "%s run %s", qexe, qini);
+		/* A finished job (its done mark) is not run again, by a
+		 * second parallel.sh or a resubmitted Slurm array. */
+		g_string_append_printf(jobs,
+				       "test -e db/%06u.done || { %s run %s",
+				       i + 1, qexe, qini);
 		for (char **s = p->cfg->overrides; s && *s; s++) {
 			g_autofree char *q = g_shell_quote(*s);
 
@@ -1105,11 +1136,14 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		}
 		/* A model violation (exit 2) is a finished result, stored
 		 * with its replay: the job succeeds (so no retry adds a
-		 * copy) and leaves a mark for parallel.sh to count. */
-		g_string_append_printf(jobs,
-				       " --db db/%06u.db --quiet || { [ $? -eq "
-				       "2 ] && : > db/%06u.violation; }\n",
-				       i + 1, i + 1);
+		 * copy) and leaves a mark for parallel.sh to count; any
+		 * other failure keeps its exit code. */
+		g_string_append_printf(
+			jobs,
+			" --db db/%06u.db --quiet; s=$?; if [ $s -eq 2 ]; then "
+			": > db/%06u.violation; elif [ $s -ne 0 ]; then exit "
+			"$s; fi; : > db/%06u.done; }\n",
+			i + 1, i + 1, i + 1);
 	}
 	chunk = (pts->len + 999) / 1000;
 	chunk = chunk ? chunk : 1;
@@ -1133,11 +1167,11 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		"\texit 3\nfi\n"
 		"n=$(find db -name '*.violation' | wc -l)\n"
 		"if [ \"$n\" -gt 0 ]; then\n"
-		"\techo \"parallel.sh: $n jobs found a model violation, "
-		"stored with its replay command (qsim report --db $db)\" "
-		">&2\n"
+		"\tprintf 'parallel.sh: %%s of the jobs found a model "
+		"violation, stored with its replay command (qsim report "
+		"--db %%s)\\n' \"$n\" %s >&2\n"
 		"\texit 2\nfi\nexit 0\n",
-		qdb, qdir);
+		qdb, qdir, qqdb);
 	merge = g_strdup_printf(
 		"#!/bin/sh\n"
 		"# Merge every job's database into the sweep's (or into $1, "
@@ -1158,9 +1192,10 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		"#SBATCH --output=log/%%A_%%a.out\n"
 		"cd %s || exit 1\nmkdir -p db\n"
 		"first=$((SLURM_ARRAY_TASK_ID * %u + 1))\n"
-		"sed -n \"${first},$((first + %u - 1))p\" jobs.txt |\n"
-		"while IFS= read -r job; do sh -c \"$job\" > /dev/null; "
-		"done\n",
+		"sed -n \"${first},$((first + %u - 1))p\" jobs.txt | {\n"
+		"\trc=0\n\twhile IFS= read -r job; do\n"
+		"\t\tsh -c \"$job\" > /dev/null || rc=3\n\tdone\n"
+		"\texit $rc\n}\n",
 		chunk, chunk, chunk, tasks - 1, qdir, chunk, chunk);
 	if (!put(dir, "jobs.txt", jobs->str, false, error) ||
 	    !put(dir, "parallel.sh", par, true, error) ||
