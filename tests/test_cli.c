@@ -555,7 +555,8 @@ END_TEST
  * the --set it becomes (it said "--set workload.stat_interval"). */
 START_TEST(test_stat_interval_named)
 {
-	const char *bad[] = {"abc", "2000s"};
+	const char *bad[] = {"abc", "2000s", "-1ms"};
+	const char *good[] = {"0", "auto", "1000s", "250us"};
 
 	for (unsigned int i = 0; i < G_N_ELEMENTS(bad); i++) {
 		g_autofree char *out = NULL, *err = NULL;
@@ -568,6 +569,17 @@ START_TEST(test_stat_interval_named)
 			g_str_has_prefix(err, "qsim run: --stat-interval"),
 			"%s", err);
 		ck_assert_msg(!strstr(err, "--set"), "%s", err);
+	}
+	/* what the key takes, the option takes */
+	for (unsigned int i = 0; i < G_N_ELEMENTS(good); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		ck_assert_msg(qsim(&out, &err, "run", scenario(),
+				   "--stat-interval", good[i], "--set",
+				   "run.duration=1ms", "--set",
+				   "run.warmup=0ns", "--no-store", "--quiet",
+				   NULL) == 0,
+			      "%s: %s", good[i], err);
 	}
 }
 END_TEST

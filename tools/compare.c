@@ -425,8 +425,13 @@ static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
 	g_autoptr(GPtrArray) rows = cross(o->sweep ? o->grid : o->vary, error);
 	guint nfiles = o->files ? g_strv_length(o->files) : 0;
 
-	if (!rows)
+	if (!rows) {
+		/* name the option the spec came from (unless it does) */
+		if (!g_str_has_prefix((*error)->message, "--"))
+			g_prefix_error(error, "%s ",
+				       o->sweep ? "--grid" : "--vary");
 		return NULL;
+	}
 	for (guint f = 0; f < nfiles; f++)
 		for (guint r = 0; r < rows->len; r++)
 			g_ptr_array_add(
@@ -449,23 +454,28 @@ static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
  * The loader names every override "--set KEY"; a value that came from
  * --grid or --vary is named so (the user wrote no --set for it).
  */
-static void name_option(const struct compare_opts *o, GError *err)
+static void name_option(const struct compare_opts *o, const struct variant *v,
+			GError *err)
 {
-	const char *k = err->message + strlen("--set ");
-	size_t n = strcspn(k, " =:");
+	const char *k;
+	size_t n;
+	char *m;
 
 	if (!g_str_has_prefix(err->message, "--set "))
 		return;
-	for (char **s = o->sets; s && *s; s++)
-		if (!strncmp(*s, k, n) && (*s)[n] == '=')
+	k = err->message + strlen("--set ");
+	n = strcspn(k, " =:");
+	/* the variant's own settings come after the common --set ones and
+	 * win: a key among them is the one whose value was refused */
+	for (char **s = v->sets + (o->sets ? g_strv_length(o->sets) : 0); *s;
+	     s++)
+		if (!strncmp(*s, k, n) && (*s)[n] == '=') {
+			m = g_strconcat(o->sweep ? "--grid " : "--vary ", k,
+					NULL);
+			g_free(err->message);
+			err->message = m;
 			return;
-	{
-		char *m =
-			g_strconcat(o->sweep ? "--grid " : "--vary ", k, NULL);
-
-		g_free(err->message);
-		err->message = m;
-	}
+		}
 }
 
 /* Every point of the fresh variants, loaded and checked: bad input is
@@ -495,7 +505,7 @@ static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 			p->cfg = cfg_load(v->path, (char **)sets->pdata, error);
 			if (!p->cfg) {
 				g_free(p);
-				name_option(o, *error);
+				name_option(o, v, *error);
 				return NULL;
 			}
 			g_ptr_array_add(pts, p);

@@ -938,6 +938,27 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 	return false;
 }
 
+bool cfg_value_check(const char *section, const char *key, const char *value,
+		     GError **error)
+{
+	const struct cfg_key *k = key_find(section, key);
+	struct qsim_config *scratch;
+	bool ok;
+
+	if (!k)
+		return cfg_key_check(section, key, error);
+	scratch = g_new0(struct qsim_config, 1);
+	ok = parse_value(k, value, scratch);
+	cfg_free(scratch);
+	if (!ok) {
+		g_autofree char *what = allowed_text(k);
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE, "expected %s",
+			    what);
+	}
+	return ok;
+}
+
 static const struct cfg_preset *preset_find(const char *name)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(presets); i++)

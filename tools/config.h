@@ -197,6 +197,10 @@ char *cfg_key_default(const char *section, const char *key);
 /* Whether [section] key is a scenario key; if not, @error names the
  * section's keys (or the sections). */
 bool cfg_key_check(const char *section, const char *key, GError **error);
+/* Would @value do for [@section] @key?  If not, @error says what would
+ * ("expected ..."), for a message that names an option. */
+bool cfg_value_check(const char *section, const char *key, const char *value,
+		     GError **error);
 /* Print every section and key with type, default, range and help. */
 void cfg_print_keys(FILE *out);
 /* The keys of one section; false if there is no such section. */

@@ -187,18 +187,14 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(all, g_strdup(*s));
 	if (a->stat_interval) {
-		sim_time_t t;
+		g_autoptr(GError) e = NULL;
 
 		/* Checked here so that the message names the option, not
-		 * the --set it becomes; the bound is the key's. */
-		if (strcmp(a->stat_interval, "auto") &&
-		    (!sim_parse_time(a->stat_interval, &t) ||
-		     t > 1000 * SIM_S)) {
-			fprintf(stderr,
-				"qsim %s: --stat-interval '%s': expected auto, "
-				"or a time with a unit (ps, ns, us, ms, s; 0 "
-				"needs none) from 0ps to 1000s\n",
-				argv[0], a->stat_interval);
+		 * the --set it becomes. */
+		if (!cfg_value_check("workload", "stat_interval",
+				     a->stat_interval, &e)) {
+			fprintf(stderr, "qsim %s: --stat-interval '%s': %s\n",
+				argv[0], a->stat_interval, e->message);
 			return EXIT_INPUT;
 		}
 		g_ptr_array_add(all,

@@ -246,10 +246,9 @@ static struct val_case *case_load(const char *path, GError **error)
 	if (g_key_file_has_key(kf, "validate", "seeds", NULL)) {
 		g_autofree char *t =
 			g_key_file_get_string(kf, "validate", "seeds", NULL);
-		char *end;
-		guint64 n = g_ascii_strtoull(t, &end, 10);
+		uint64_t n;
 
-		if (!*t || *end || n < 1 || n > 1000) {
+		if (!t || !cfg_parse_u64(t, &n) || n < 1 || n > 1000) {
 			bad_key(error, path, "validate", "seeds",
 				"expected an integer from 1 to 1000");
 			goto fail;
