@@ -928,8 +928,6 @@ START_TEST(test_trace_tiny)
 }
 END_TEST
 
-/* A torture run is stored with each failing seed and the scenario that
- * replays it: the stored scenario fails again the same way. */
 /*
  * A failure whose files cannot be written (here the --out folder's name
  * is taken by a file, found only at the failure since the default folder
@@ -979,6 +977,8 @@ START_TEST(test_torture_failure_kept)
 }
 END_TEST
 
+/* A torture run is stored with each failing seed and the scenario that
+ * replays it: the stored scenario fails again the same way. */
 START_TEST(test_torture_stored)
 {
 	g_autofree char *db = in_dir("tt.db"), *outdir = in_dir("tout");

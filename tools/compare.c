@@ -630,8 +630,9 @@ static void note_identical(GPtrArray *vs, const char *what)
 				continue;
 			fprintf(stderr,
 				"%s: note: %s and %s simulated exactly alike "
-				"on every run (the same events and "
-				"acquisitions): what they differ in has no "
+				"on every run (the same events, measured "
+				"time and acquisitions): what they differ in "
+				"has no "
 				"effect on this scenario\n",
 				what, a->label, b->label);
 			said++;

@@ -73,6 +73,16 @@ static void warmup_ev(struct sim_event *ev)
 	}
 }
 
+const char *qsim_status_text(enum wl_violation v)
+{
+	return v == WL_OK ? "ok" : "violation";
+}
+
+const char *qsim_violation_kind(enum wl_violation v)
+{
+	return v == WL_OK ? NULL : wl_violation_name(v);
+}
+
 char *qsim_shell_word(const char *path)
 {
 	bool plain = *path != '\0';

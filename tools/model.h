@@ -151,6 +151,10 @@ void qsim_results_clear(struct qsim_results *res);
 /* Exit code per docs/cli.md: 0 ok, 2 violation. */
 int qsim_results_exit_code(const struct qsim_results *res);
 char *qsim_replay_command(const struct qsim_config *cfg);
+/* A run's status and violation kind as the runs table and --json have
+ * them: "ok" or "violation", and the kind (NULL when ok). */
+const char *qsim_status_text(enum wl_violation v);
+const char *qsim_violation_kind(enum wl_violation v);
 /* @path as typed when the shell would read it so, else quoted. */
 char *qsim_shell_word(const char *path);
 

@@ -510,9 +510,8 @@ char *report_json(const struct qsim_config *cfg, const struct qsim_results *res,
 	J_R(b, "overcommit", cfg_overcommit(cfg));
 	/* As the database has them: status ok or violation, the kind in
 	 * violation; the message beside it. */
-	j_str(b, "status", res->status == WL_OK ? "ok" : "violation");
-	j_str(b, "violation",
-	      res->status == WL_OK ? NULL : wl_violation_name(res->status));
+	j_str(b, "status", qsim_status_text(res->status));
+	j_str(b, "violation", qsim_violation_kind(res->status));
 	j_str(b, "violation_message", res->violation_msg);
 	j_str(b, "replay", res->replay);
 	J_R(b, "measured_s", (double)res->measured_ps / (double)SIM_S);

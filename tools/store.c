@@ -936,9 +936,8 @@ static bool insert_run(struct store *st, const struct qsim_config *cfg,
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->duration_ps);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)cfg->warmup_ps);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)res->measured_ps);
-	bind_text(s, i++, res->status == WL_OK ? "ok" : "violation");
-	bind_text(s, i++,
-		  res->status == WL_OK ? NULL : wl_violation_name(res->status));
+	bind_text(s, i++, qsim_status_text(res->status));
+	bind_text(s, i++, qsim_violation_kind(res->status));
 	if (res->status == WL_OK)
 		sqlite3_bind_null(s, i++);
 	else

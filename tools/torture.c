@@ -423,6 +423,7 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 
 		g_autoptr(GError) werr = NULL;
 		g_autofree char *qini = qsim_shell_word(ini);
+		bool ini_ok = false;
 
 		/* The failure is the result: if its files cannot be written
 		 * it is still printed (with its scenario) and stored. */
@@ -439,8 +440,8 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				j.fail_report ? j.fail_report : "",
 				res->replay);
 
-			if (write_file(ini, j.fail_text, &werr) &&
-			    write_file(trace, j.fail_trace, &werr))
+			ini_ok = write_file(ini, j.fail_text, &werr);
+			if (ini_ok && write_file(trace, j.fail_trace, &werr))
 				write_file(report, rep, &werr);
 		}
 		/* --keep-going: every failing seed's scenario, to replay each
@@ -458,7 +459,14 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 		}
 		res->first_failing_seed = j.fail_seed;
 		res->first_violation = g_steal_pointer(&j.fail_line);
-		if (werr) {
+		if (werr && ini_ok) {
+			/* its scenario is there: the replay stands */
+			fprintf(stderr,
+				"qsim torture: not every file of the failure "
+				"was written (%s)\n",
+				werr->message);
+		}
+		if (werr && !ini_ok) {
 			g_free(res->replay);
 			res->replay = g_strdup_printf(
 				"qsim run - --seed %" PRIu64 " < SCENARIO",
@@ -475,7 +483,8 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				j.fail_report ? j.fail_report : "", j.fail_seed,
 				j.fail_text, res->replay);
 		} else if (!o->quiet) {
-			fprintf(out, "\n%s", j.fail_report);
+			fprintf(out, "\n%s",
+				j.fail_report ? j.fail_report : "");
 			fprintf(out, "trace:  %s\nreplay: %s\n", trace,
 				res->replay);
 		}

@@ -652,7 +652,7 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func(g_free);
 	unsigned int njobs = o->jobs ? o->jobs : g_get_num_processors();
 	struct val_pool pool = {0};
-	GString *md = o->md_path ? g_string_new(NULL) : NULL;
+	g_autoptr(GString) md = o->md_path ? g_string_new(NULL) : NULL;
 	gint64 t0 = g_get_monotonic_time();
 	GThreadPool *tp;
 	bool ok = true;
@@ -748,7 +748,6 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 		ok = g_file_set_contents(o->md_path, md->str, -1, error);
 		if (!ok)
 			g_prefix_error(error, "--markdown %s: ", o->md_path);
-		g_string_free(md, TRUE);
 	}
 	return ok;
 }
