@@ -11,13 +11,14 @@
 #                             (build-kfixture, label ktree)
 #   tools/setup.sh --kernel-tree DIR
 #                             build ./build/qsim with the lock types of the
-#                             kernel tree DIR (docs/kernel-tree.md)
+#                             kernel tree DIR (docs/kernel-tree.md); a later
+#                             setup without it keeps that tree, and
+#                             --kernel-tree none drops it
 #
 # Warnings are errors when CI is set (as CI sets it) or with --werror.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
 
 test=0
 werror=OFF
@@ -29,14 +30,22 @@ while [ $# -gt 0 ]; do
 	--werror) werror=ON ;;
 	--kernel-tree)
 		[ $# -ge 2 ] || { echo "setup.sh: --kernel-tree needs a directory" >&2; exit 1; }
-		ktree=$(cd "$2" 2>/dev/null && pwd) ||
-			{ echo "setup.sh: --kernel-tree $2: no such directory" >&2; exit 1; }
+		# from the folder it was called in (resolved before the cd)
+		if [ "$2" = none ]; then
+			ktree=none
+		elif [ -d "$2" ]; then
+			ktree=$(cd "$2" && pwd)
+		else
+			echo "setup.sh: --kernel-tree $2: not a directory" >&2
+			exit 1
+		fi
 		shift ;;
-	-h|--help) sed -n '4,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,/^# Warnings/p' "$0"; exit 0 ;;
 	*) echo "setup.sh: unknown option '$1'" >&2; exit 1 ;;
 	esac
 	shift
 done
+cd "$top"
 
 packages=(gcc make cmake pkg-config libglib2.0-dev check libsubunit-dev
 	  libsqlite3-dev libjson-glib-dev gnuplot-nox parallel clang-format
@@ -63,8 +72,12 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 # Quiet but for what it found in a kernel tree (docs/kernel-tree.md, step
 # 2: the version and lock files it builds, or that it has none of a kind).
+# No --kernel-tree: the tree configured before stays (none on a clone).
+kt_opt=()
+[ "$ktree" = none ] && kt_opt=(-DQSIM_KERNEL_TREE=)
+[ -n "$ktree" ] && [ "$ktree" != none ] && kt_opt=(-DQSIM_KERNEL_TREE="$ktree")
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQSIM_WERROR="$werror" \
-	-DQSIM_KERNEL_TREE="$ktree" | { grep '^-- kernel tree' || true; }
+	"${kt_opt[@]}" | { grep '^-- kernel tree' || true; }
 cmake --build build -j"$jobs"
 
 if [ "$test" -eq 1 ]; then

@@ -55,8 +55,10 @@ endif()
 
 # --- the manifest: the files of each kind for this version ---
 file(STRINGS ${kdir}/manifest.txt manifest REGEX "^[a-z]")
+# The tree's version picks the manifest's files: a checkout of another
+# release in the same tree configures again at the next build.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-	${kdir}/manifest.txt)
+	${kdir}/manifest.txt "${kt}/Makefile")
 set(kinds "")
 foreach(l ${manifest})
 	string(REGEX MATCH "^([a-z]+) +([0-9.]+) +([^ ]+) +(.+)$" ok "${l}")
