@@ -246,6 +246,33 @@ START_TEST(test_torture_two_jobs)
 }
 END_TEST
 
+/*
+ * export --format json names the tree a run came from (kernel_tree and
+ * its files), as run --json does: an audit found no way to tell a
+ * patched tree's runs from the original's in an export.
+ */
+START_TEST(test_export_names_tree)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "k.db", NULL);
+	g_autofree char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(
+		tu_qsim_in(NULL, NULL, &err, "run", tu_overcommit_ini(),
+			   "--set", "lock.type=kernel_pv_qspinlock", "--set",
+			   "run.duration=1ms", "--set", "run.warmup=0ns",
+			   "--db", db, "--quiet", NULL),
+		0);
+	ck_assert_int_eq(tu_qsim_in(NULL, &out, &err, "export", "--db", db,
+				    "--format", "json", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "\"version\" : \"6.12.0-qsim-fixture\""),
+		      "%s", out);
+	ck_assert(strstr(out, "\"kernel_files\" : ["));
+	ck_assert(strstr(out, "kernel/locking/qspinlock.c"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ktree");
@@ -258,6 +285,7 @@ int main(void)
 	tcase_add_test(tc, test_list_shows_tree_tunables);
 	tcase_add_test(tc, test_tree_counters_by_name);
 	tcase_add_test(tc, test_torture_two_jobs);
+	tcase_add_test(tc, test_export_names_tree);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

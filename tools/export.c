@@ -427,6 +427,15 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 		    !json_rows(b, db, "counters",
 			       "SELECT run_id, name, value FROM counters WHERE "
 			       "run_id = ?1 ORDER BY name",
+			       id) ||
+		    /* a kernel tree's lock: which tree (empty otherwise) */
+		    !json_rows(b, db, "kernel_tree",
+			       "SELECT run_id, path, version, describe FROM "
+			       "kernel_tree WHERE run_id = ?1",
+			       id) ||
+		    !json_rows(b, db, "kernel_files",
+			       "SELECT run_id, path, sha256 FROM kernel_files "
+			       "WHERE run_id = ?1 ORDER BY path",
 			       id)) {
 			sqlite3_finalize(r);
 			sqlite3_finalize(p);
