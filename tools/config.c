@@ -1429,7 +1429,7 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,               \
 			    "%s: [lock] qspl_" #name                         \
 			    ": lock %s (Linux %s) has no such tunable; its " \
-			    "tunables are: %s",                              \
+			    "qspl_ tunables are: %s",                        \
 			    path, cfg->lock, id ? id->version : "?",         \
 			    *list ? list : "none");                          \
 		return false;                                                \
@@ -1443,7 +1443,7 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] read_pct = %u, readers = %u: lock "
 			    "%s has no reader side; use a rwlock (qrwlock, "
-			    "rwlock_legacy) or 0",
+			    "rwlock_legacy), or read_pct and readers 0",
 			    path, cfg->read_pct, cfg->readers, cfg->lock);
 		return false;
 	}
