@@ -270,6 +270,12 @@ START_TEST(test_export_names_tree)
 		      "%s", out);
 	ck_assert(strstr(out, "\"kernel_files\" : ["));
 	ck_assert(strstr(out, "kernel/locking/qspinlock.c"));
+	/* and the binary says which tree it was built with */
+	g_clear_pointer(&out, g_free);
+	ck_assert_int_eq(tu_qsim_in(NULL, &out, NULL, "version", NULL), 0);
+	ck_assert_msg(strstr(out, "/tests/kernel-fixture: Linux "
+				  "6.12.0-qsim-fixture"),
+		      "%s", out);
 }
 END_TEST
 

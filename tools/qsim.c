@@ -1673,7 +1673,8 @@ int main(int argc, char **argv)
 		if (argc > 2 && (strcmp(argv[2], "--help") == 0 ||
 				 strcmp(argv[2], "-h") == 0)) {
 			printf("Usage:\n  qsim version - the version, build "
-			       "type and coroutine switch of this binary\n");
+			       "type and coroutine switch of this binary, and "
+			       "the kernel tree it was built with\n");
 			return EXIT_OK;
 		}
 		if (argc > 2) {
@@ -1682,6 +1683,17 @@ int main(int argc, char **argv)
 		}
 		printf("qsim %s (%s, coroutines: %s)\n", store_version(),
 		       store_build_flags(), sim_coro_impl());
+		{
+			/* the tree the kernel_* types were built from */
+			const struct lk_ktree_identity *id =
+				lk_ktree_identity();
+
+			if (id)
+				printf("kernel tree %s: Linux %s%s%s%s\n",
+				       id->path, id->version,
+				       *id->describe ? " (" : "", id->describe,
+				       *id->describe ? ")" : "");
+		}
 		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
