@@ -775,6 +775,25 @@ static bool jobs_option(const char *what, gint given, unsigned int *jobs)
 	return true;
 }
 
+/* Parse the options of a command that takes no other arguments; false
+ * (after saying why) on a bad option or an unexpected argument. */
+static bool parse_no_args(GOptionContext *ctx, const char *what, int *argc,
+			  char ***argv)
+{
+	g_autoptr(GError) err = NULL;
+
+	if (!g_option_context_parse(ctx, argc, argv, &err)) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return false;
+	}
+	if (*argc != 1) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", what,
+			(*argv)[1]);
+		return false;
+	}
+	return true;
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -821,15 +840,8 @@ static int cmd_torture(int argc, char **argv)
 	};
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-		fprintf(stderr, "qsim torture: %s\n", err->message);
+	if (!parse_no_args(ctx, "qsim torture", &argc, &argv))
 		return EXIT_INPUT;
-	}
-	if (argc != 1) {
-		fprintf(stderr, "qsim torture: unexpected argument '%s'\n",
-			argv[1]);
-		return EXIT_INPUT;
-	}
 	if (lock && !lk_find(lock)) {
 		fprintf(stderr,
 			"qsim torture: --lock '%s': not a lock; see "
@@ -1521,7 +1533,6 @@ static int cmd_bench(int argc, char **argv)
 	gboolean quick = FALSE;
 	gint repeat = 1;
 	g_autoptr(GOptionContext) ctx = g_option_context_new("");
-	g_autoptr(GError) err = NULL;
 	GOptionEntry entries[] = {
 		{"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
 		 "a tenth of the simulated time", NULL},
@@ -1538,15 +1549,8 @@ static int cmd_bench(int argc, char **argv)
 	struct bench_opts o;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-		fprintf(stderr, "qsim bench: %s\n", err->message);
+	if (!parse_no_args(ctx, "qsim bench", &argc, &argv))
 		return EXIT_INPUT;
-	}
-	if (argc != 1) {
-		fprintf(stderr, "qsim bench: unexpected argument '%s'\n",
-			argv[1]);
-		return EXIT_INPUT;
-	}
 	if (repeat < 1 || repeat > 100) {
 		fprintf(stderr,
 			"qsim bench: --repeat %d: allowed 1 to 100 runs per "
