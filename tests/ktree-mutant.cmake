@@ -13,8 +13,52 @@
 #     model the critical section's stores may become visible after the
 #     unlock: the next holder's stale-data check (the kernel-tree
 #     accessors go through the weak memory model, docs/memory-model.md).
-#   cmake -DSRC=<qsim source> -DWORK=<scratch dir> -P ktree-mutant.cmake
+# The first one's failure is replayed as a user fixing the tree would:
+# the failing scenario names the buggy build's kernel files, the buggy
+# binary brings the violation back without a word, and the fixture's own
+# binary (@CLEAN) warns that its files differ and runs clean.
+#   cmake -DSRC=<qsim source> -DWORK=<scratch dir> -DCLEAN=<fixture's qsim>
+#         -P ktree-mutant.cmake
 set(base ${WORK})
+
+# The digest `qsim version` prints for the binary @bin.
+function(files_sha256 bin var)
+	execute_process(COMMAND ${bin} version OUTPUT_VARIABLE v
+		RESULT_VARIABLE rc)
+	string(REGEX MATCH "kernel files sha256 ([0-9a-f]+)" m "${v}")
+	if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_1)
+		message(FATAL_ERROR "${bin} version: no kernel files:\n${v}")
+	endif()
+	set(${var} ${CMAKE_MATCH_1} PARENT_SCOPE)
+endfunction()
+
+# In mutant()'s scope: its first failing seed, replayed by both binaries.
+macro(replay_elsewhere)
+	file(GLOB failed ${WORK}/torture-out/seed-*.ini)
+	list(GET failed 0 failed)
+	files_sha256(${WORK}/build/qsim buggy)
+	files_sha256(${CLEAN} clean)
+	file(READ ${failed} scenario)
+	if(buggy STREQUAL clean OR
+	   NOT scenario MATCHES "kernel_files_sha256 = ${buggy}")
+		message(FATAL_ERROR "${failed} does not name the buggy files "
+			"${buggy} (the fixture's: ${clean}):\n${scenario}")
+	endif()
+	execute_process(COMMAND ${WORK}/build/qsim run ${failed} --no-store
+		RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+	if(NOT rc EQUAL 2 OR err MATCHES "warning")
+		message(FATAL_ERROR "the buggy binary's replay of ${failed}: "
+			"exit ${rc} (2 wanted), no warning wanted:\n${err}")
+	endif()
+	execute_process(COMMAND ${CLEAN} run ${failed} --no-store
+		RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+	if(NOT rc EQUAL 0 OR NOT err MATCHES "warning: .*other kernel files")
+		message(FATAL_ERROR "the fixture binary's replay of ${failed}: "
+			"exit ${rc} (0 wanted) and a warning wanted:\n${err}")
+	endif()
+	message(STATUS "${name} replayed: the buggy build fails it, the "
+		"fixture's warns and runs clean")
+endmacro()
 
 # @expect: what torture's output must show; @memory: machine.memory.
 function(mutant name file right wrong lock expect memory)
@@ -45,6 +89,9 @@ function(mutant name file right wrong lock expect memory)
 	endif()
 	string(REGEX MATCH "VIOLATION[^\n]*" line "${out}")
 	message(STATUS "${name} caught as it should be: ${line}")
+	if(name STREQUAL "slow-before-hash")
+		replay_elsewhere()
+	endif()
 	file(REMOVE_RECURSE ${WORK})
 endfunction()
 

@@ -13,9 +13,11 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #include "tests/testutil.h"
+#include "tools/torture.h"
 
 #define FIXTURE QSIM_SOURCE_DIR "/tests/kernel-fixture"
 
@@ -279,6 +281,144 @@ START_TEST(test_export_names_tree)
 }
 END_TEST
 
+/*
+ * The fixture's files as one SHA-256, worked out here from the files on
+ * disk: "PATH SHA256\n" for each, sorted by byte order, hashed.
+ */
+static char *fixture_digest(void)
+{
+	const struct lk_ktree_identity *id = lk_ktree_identity();
+	g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) all = g_string_new(NULL);
+
+	for (unsigned int n = 0; id->files[n][0]; n++) {
+		g_autofree char *p =
+			g_build_filename(FIXTURE, id->files[n][0], NULL);
+		g_autofree char *text = NULL;
+		g_autofree char *sum = NULL;
+		gsize len;
+
+		ck_assert(g_file_get_contents(p, &text, &len, NULL));
+		sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+						  (const guchar *)text, len);
+		g_ptr_array_add(lines, g_strdup_printf("%s %s\n",
+						       id->files[n][0], sum));
+	}
+	for (guint i = 0; i < lines->len; i++)
+		for (guint j = i + 1; j < lines->len; j++)
+			if (strcmp(lines->pdata[j], lines->pdata[i]) < 0) {
+				gpointer t = lines->pdata[i];
+
+				lines->pdata[i] = lines->pdata[j];
+				lines->pdata[j] = t;
+			}
+	for (guint i = 0; i < lines->len; i++)
+		g_string_append(all, lines->pdata[i]);
+	return g_compute_checksum_for_string(G_CHECKSUM_SHA256, all->str,
+					     (gssize)all->len);
+}
+
+/* The one text value of @sql in @db. */
+static char *db_text(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *q = NULL;
+	char *v = NULL;
+
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK,
+		      "%s: %s", sql, sqlite3_errmsg(h));
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	v = g_strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return v;
+}
+
+/*
+ * A torture of a tree's lock names the tree and its files, in the
+ * database and in each seed's scenario ([lock] kernel_files_sha256),
+ * and `qsim version` and a run's kernel_tree row carry the same digest:
+ * a replay by a binary built from other files can say so (the replay
+ * itself: tests/ktree-mutant.cmake).
+ */
+START_TEST(test_torture_names_tree)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "t.db", NULL);
+	g_autofree char *outdir = g_build_filename(dir, "out", NULL);
+	g_autofree char *want = fixture_digest();
+	g_autofree char *out = NULL, *err = NULL, *v = NULL;
+	g_autofree char *line =
+		g_strdup_printf("kernel files sha256 %s\n", want);
+	g_autofree char *key =
+		g_strdup_printf("kernel_files_sha256 = %s\n", want);
+	g_autofree char *scen = NULL;
+
+	ck_assert_int_eq(tu_qsim_in(NULL, &out, &err, "torture", "--lock",
+				    "kernel_qspinlock", "--seeds", "2",
+				    "--jobs", "1", "--db", db, "--out", outdir,
+				    NULL),
+			 0);
+	v = db_text(db, "SELECT kernel_files_sha256 FROM torture_runs");
+	ck_assert_str_eq(v, want);
+	g_free(v);
+	v = db_text(db, "SELECT kernel_version FROM torture_runs");
+	ck_assert_str_eq(v, "6.12.0-qsim-fixture");
+	g_free(v);
+	v = db_text(db, "SELECT kernel_tree FROM torture_runs");
+	ck_assert(g_str_has_suffix(v, "/tests/kernel-fixture"));
+	g_clear_pointer(&out, g_free);
+	ck_assert_int_eq(tu_qsim_in(NULL, &out, NULL, "version", NULL), 0);
+	ck_assert_msg(strstr(out, line), "%s", out);
+	/* the scenario a failing seed would get */
+	scen = torture_scenario(
+		&(struct torture_opts){.lock = "kernel_qspinlock"}, 7);
+	ck_assert_msg(strstr(scen, key), "%s", scen);
+	/* a run of a tree lock stores the same digest */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(
+		tu_qsim_in(NULL, NULL, &err, "run", tu_overcommit_ini(),
+			   "--set", "lock.type=kernel_qspinlock", "--set",
+			   "run.duration=1ms", "--set", "run.warmup=0ns",
+			   "--db", db, "--quiet", NULL),
+		0);
+	g_free(v);
+	v = db_text(db, "SELECT files_sha256 FROM kernel_tree");
+	ck_assert_str_eq(v, want);
+	/* the key matching this binary: no warning */
+	ck_assert_msg(!strstr(err, "warning"), "%s", err);
+	g_clear_pointer(&err, g_free);
+	{
+		g_autofree char *set =
+			g_strdup_printf("lock.kernel_files_sha256=%s", want);
+
+		ck_assert_int_eq(tu_qsim_in(NULL, NULL, &err, "check-config",
+					    tu_overcommit_ini(), "--set",
+					    "lock.type=kernel_qspinlock",
+					    "--set", set, NULL),
+				 0);
+		ck_assert_msg(!strstr(err, "warning"), "%s", err);
+	}
+	/* another digest: a warning naming the key, and the run goes on */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(tu_qsim_in(NULL, NULL, &err, "check-config",
+				    tu_overcommit_ini(), "--set",
+				    "lock.type=kernel_qspinlock", "--set",
+				    "lock.kernel_files_sha256=" /* 64 digits */
+				    "00000000000000000000000000000000"
+				    "00000000000000000000000000000000",
+				    NULL),
+			 0);
+	ck_assert_msg(strstr(err, "warning: ") &&
+			      strstr(err, "[lock] kernel_files_sha256") &&
+			      strstr(err, "6.12.0-qsim-fixture"),
+		      "%s", err);
+	tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ktree");
@@ -292,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, test_tree_counters_by_name);
 	tcase_add_test(tc, test_torture_two_jobs);
 	tcase_add_test(tc, test_export_names_tree);
+	tcase_add_test(tc, test_torture_names_tree);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -163,6 +163,66 @@ START_TEST(test_failed_insert_leaves_nothing)
 END_TEST
 
 /*
+ * Schema 16 gives each kernel-tree run stored before its files' digest,
+ * from its kernel_files rows: here two files, whose digest is worked out
+ * by hand as docs/database.md defines it (the lines sorted: "a.h" before
+ * "b.c", though stored the other way round).
+ */
+START_TEST(test_migrates_ktree_digest)
+{
+	g_autofree char *path = tmpdb();
+	g_autofree char *text = tu_scenario("ticket", 4, 2, 1);
+	struct qsim_config *cfg = tu_config(text, NULL);
+	struct qsim_results res;
+	GError *err = NULL;
+	struct store *st = store_open(path, &err);
+	g_autofree char *sql = NULL;
+	g_autofree char *want = g_compute_checksum_for_string(
+		G_CHECKSUM_SHA256, "a.h 1111\nb.c 2222\n", -1);
+	sqlite3_stmt *q;
+	int64_t id;
+
+	ck_assert_ptr_nonnull(st);
+	tu_model(cfg, &res);
+	ck_assert(store_run_insert(st, cfg, &res, &id, &err));
+	sql = g_strdup_printf(
+		"INSERT INTO kernel_tree (run_id, path, version, describe) "
+		"VALUES (%" PRId64 ", '/t', '6.12', '');"
+		"INSERT INTO kernel_files VALUES (%" PRId64 ", 'b.c', '2222');"
+		"INSERT INTO kernel_files VALUES (%" PRId64 ", 'a.h', '1111');"
+		"ALTER TABLE kernel_tree DROP COLUMN files_sha256;"
+		"ALTER TABLE torture_runs DROP COLUMN kernel_tree;"
+		"ALTER TABLE torture_runs DROP COLUMN kernel_version;"
+		"ALTER TABLE torture_runs DROP COLUMN kernel_describe;"
+		"ALTER TABLE torture_runs DROP COLUMN kernel_files_sha256;"
+		"PRAGMA user_version = 15",
+		id, id, id);
+	ck_assert_int_eq(sqlite3_exec(st->db, sql, NULL, NULL, NULL),
+			 SQLITE_OK);
+	store_close(st);
+	st = store_open(path, &err);
+	ck_assert_msg(st, "%s", err ? err->message : "");
+	ck_assert_int_eq(query_int(st->db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(sqlite3_prepare_v2(st->db,
+					    "SELECT files_sha256 FROM "
+					    "kernel_tree",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), want);
+	sqlite3_finalize(q);
+	ck_assert_int_eq(query_int(st->db, "SELECT COUNT(*) FROM "
+					   "pragma_table_info('torture_runs') "
+					   "WHERE name LIKE 'kernel_%'"),
+			 4);
+	store_close(st);
+	qsim_results_clear(&res);
+	cfg_free(cfg);
+}
+END_TEST
+
+/*
  * A version-1 file is migrated forward on open, its rows kept; schema 12
  * splits the stored run's resolved text into params rows and hashes it.
  */
@@ -531,6 +591,7 @@ int main(void)
 	tcase_add_test(tc, test_failed_insert_leaves_nothing);
 	tcase_add_test(tc, test_newer_schema_refused);
 	tcase_add_test(tc, test_migrates_v1);
+	tcase_add_test(tc, test_migrates_ktree_digest);
 	tcase_add_loop_test(tc, test_migrated_file_is_current, 0,
 			    G_N_ELEMENTS(old_files));
 	tcase_add_test(tc, test_foreign_database_refused);

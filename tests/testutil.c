@@ -315,3 +315,13 @@ const char *tu_overcommit_ini(void)
 				     "2x-overcommit.ini", NULL);
 	return p;
 }
+
+void tu_rm_rf(const char *dir)
+{
+	const char *argv[] = {"rm", "-rf", "--", dir, NULL};
+	int status = 0;
+
+	ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH,
+			       NULL, NULL, NULL, NULL, &status, NULL));
+	ck_assert(g_spawn_check_wait_status(status, NULL));
+}

@@ -128,6 +128,8 @@ int tu_qsim_in(const char *dir, char **out, char **err, ...);
 int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
 /* The path of scenarios/2x-overcommit.ini in the source tree. */
 const char *tu_overcommit_ini(void);
+/* Remove the folder @dir and all in it (a test's scratch folder). */
+void tu_rm_rf(const char *dir);
 
 /* SQL that takes a current results file back to before schema 12, and
  * so before 13 and 15 as well (for the migration tests). */

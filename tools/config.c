@@ -28,11 +28,12 @@ enum cfg_type {
 	CT_U64,
 	CT_BOOL,
 	CT_ENUM,
-	CT_PROB,  /* a probability: a decimal from 0 to 1 */
-	CT_LIST,  /* comma-separated durations, checked in cross_checks */
-	CT_PU,	  /* processing units, 0.05 steps, or auto (stored as 0) */
-	CT_ODUR,  /* a duration, or nothing (struct cfg_odur) */
-	CT_RATIO, /* auto (stored as 0) or a decimal from 0.01 to 64 */
+	CT_PROB,   /* a probability: a decimal from 0 to 1 */
+	CT_LIST,   /* comma-separated durations, checked in cross_checks */
+	CT_PU,	   /* processing units, 0.05 steps, or auto (stored as 0) */
+	CT_ODUR,   /* a duration, or nothing (struct cfg_odur) */
+	CT_RATIO,  /* auto (stored as 0) or a decimal from 0.01 to 64 */
+	CT_SHA256, /* nothing, or 64 hexadecimal digits (stored lower case) */
 };
 
 /* Defaults marked PRESET come from the machine preset. */
@@ -443,6 +444,11 @@ static const struct cfg_key cfg_keys[] = {
 	 "pv entry trylock: hybrid (unfair while the head sleeps), "
 	 "oneshot, "
 	 "none"},
+	{"lock", "kernel_files_sha256", CT_SHA256, "", 0, 0, NULL,
+	 OFF(kernel_files_sha256),
+	 "kernel_* types: the kernel files the scenario was written for "
+	 "(qsim version prints a binary's); a binary with other files "
+	 "warns"},
 
 	{"workload", "type", CT_ENUM, "locktest", 0, 0, choice_workload,
 	 OFF(workload), "what every vCPU runs"},
@@ -567,6 +573,8 @@ static const char *type_name(enum cfg_type t)
 		return "duration";
 	case CT_RATIO:
 		return "ratio";
+	case CT_SHA256:
+		return "sha256";
 	}
 	return "?";
 }
@@ -724,6 +732,9 @@ static char *allowed_text(const struct cfg_key *k)
 	case CT_RATIO:
 		return g_strdup(
 			"auto, or a decimal from 0.01 to 64 (e.g. 1.5)");
+	case CT_SHA256:
+		return g_strdup("nothing, or a SHA-256 as 64 hexadecimal "
+				"digits");
 	case CT_ODUR:
 		return g_strdup_printf("nothing, or TIME, exp:MEAN or "
 				       "uniform:LO:HI, each time with a unit, "
@@ -925,6 +936,15 @@ static bool parse_value(const struct cfg_key *k, const char *v,
 		else
 			return false;
 		return true;
+	case CT_SHA256:
+		if (*v && strlen(v) != 64)
+			return false;
+		for (const char *c = v; *c; c++)
+			if (!g_ascii_isxdigit(*c))
+				return false;
+		g_free(*(char **)field);
+		*(char **)field = g_ascii_strdown(v, -1);
+		return true;
 	case CT_ENUM:
 		for (unsigned int i = 0; k->choices(i); i++) {
 			if (strcmp(k->choices(i), v) == 0) {
@@ -1009,6 +1029,68 @@ sim_time_t cfg_halt_poll(const struct qsim_config *cfg)
 	if (cfg->halt_poll_ps != SIM_TIME_NEVER)
 		return cfg->halt_poll_ps;
 	return power_preset(cfg) ? 10 * SIM_US : 200 * SIM_US;
+}
+
+static gint line_cmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *cfg_ktree_digest(GPtrArray *lines)
+{
+	g_autoptr(GChecksum) c = g_checksum_new(G_CHECKSUM_SHA256);
+
+	g_ptr_array_sort(lines, line_cmp);
+	for (guint i = 0; i < lines->len; i++) {
+		const char *l = g_ptr_array_index(lines, i);
+
+		g_checksum_update(c, (const guchar *)l, (gssize)strlen(l));
+	}
+	return g_strdup(g_checksum_get_string(c));
+}
+
+const char *cfg_ktree_files_sha256(void)
+{
+	static gsize once;
+	static char *digest;
+
+	if (g_once_init_enter(&once)) {
+		const struct lk_ktree_identity *id = lk_ktree_identity();
+
+		if (id) {
+			g_autoptr(GPtrArray) lines =
+				g_ptr_array_new_with_free_func(g_free);
+
+			for (unsigned int i = 0; id->files[i][0]; i++)
+				g_ptr_array_add(
+					lines,
+					g_strdup_printf("%s %s\n",
+							id->files[i][0],
+							id->files[i][1]));
+			digest = cfg_ktree_digest(lines);
+		}
+		g_once_init_leave(&once, 1);
+	}
+	return digest;
+}
+
+char *cfg_ktree_mismatch(const struct qsim_config *cfg)
+{
+	const struct lk_ktree_identity *id = lk_ktree_of(cfg->lock);
+	const char *have = cfg_ktree_files_sha256();
+
+	if (!id || !have || !*cfg->kernel_files_sha256 ||
+	    strcmp(cfg->kernel_files_sha256, have) == 0)
+		return NULL;
+	return g_strdup_printf(
+		"%s: [lock] kernel_files_sha256 = %.12s...: the scenario was "
+		"written for other kernel files than this binary's, Linux %s "
+		"from %s%s%s%s (kernel files %.12s...): the run tests this "
+		"binary's files, so a failure found with the others may not "
+		"come back, or may be fixed",
+		cfg->path, cfg->kernel_files_sha256, id->version, id->path,
+		*id->describe ? " (" : "", id->describe,
+		*id->describe ? ")" : "", have);
 }
 
 sim_time_t cfg_ple_window(const struct qsim_config *cfg)
@@ -1158,6 +1240,7 @@ void cfg_free(struct qsim_config *cfg)
 	g_free(cfg->steal);
 	g_free(cfg->backoff);
 	g_free(cfg->pv_mapping);
+	g_free(cfg->kernel_files_sha256);
 	g_free(cfg->workload);
 	g_free(cfg->pick);
 	g_free(cfg->lock_cs_text);

@@ -126,6 +126,7 @@ struct qsim_config {
 	char *steal;
 	char *backoff;
 	char *pv_mapping;
+	char *kernel_files_sha256; /* "" or the files a kernel_* lock expects */
 	/* the ppc_qspinlock qspl_* tunables */
 	uint32_t qspl_set; /* bit i: the i-th qspl_* key was given */
 #define X(name, def, max, help) unsigned int qspl_##name;
@@ -209,6 +210,17 @@ bool cfg_print_section_keys(FILE *out, const char *section);
 char *cfg_section_names(void);
 /* The cost-model preset names, NULL-terminated. */
 extern const char *const cfg_presets[];
+
+/* The SHA-256 over kernel files: over @lines, one "PATH SHA256\n" a file
+ * (sorted here, in byte order); a new string. */
+char *cfg_ktree_digest(GPtrArray *lines);
+/* That of the kernel files this binary's kernel_* types were built from
+ * (`qsim version` prints it); NULL in a build without a kernel tree. */
+const char *cfg_ktree_files_sha256(void);
+/* Why @cfg's kernel_* lock is not the one [lock] kernel_files_sha256 was
+ * written for (a new string, for a warning); NULL when it is, or when
+ * the key is not set or the lock is qsim's own. */
+char *cfg_ktree_mismatch(const struct qsim_config *cfg);
 
 /* hypervisor.ple_window resolved: "auto" is the preset's window (KVM's 4096
  * cycles on x86) under policy kvm and off otherwise. */

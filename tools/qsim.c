@@ -247,8 +247,9 @@ static struct qsim_config *load_stdin(char **overrides, GError **error)
  * (scenarios/validation/) is its base scenario with @variant's overrides
  * first, so --set still wins.
  */
-static struct qsim_config *load_scenario(const char *file, const char *variant,
-					 char **overrides, GError **error)
+static struct qsim_config *load_scenario_text(const char *file,
+					      const char *variant,
+					      char **overrides, GError **error)
 {
 	g_autofree char *text = NULL;
 	g_auto(GStrv) vsets = NULL;
@@ -275,6 +276,21 @@ static struct qsim_config *load_scenario(const char *file, const char *variant,
 		g_ptr_array_add(all, *s);
 	g_ptr_array_add(all, NULL);
 	return cfg_load_text(file, text, (char **)all->pdata, error);
+}
+
+/* As load_scenario_text, and says when a kernel_* lock is not built from
+ * the files the scenario names ([lock] kernel_files_sha256: a torture
+ * failure's scenario does): the run goes on, testing this binary's. */
+static struct qsim_config *load_scenario(const char *file, const char *variant,
+					 char **overrides, GError **error)
+{
+	struct qsim_config *cfg =
+		load_scenario_text(file, variant, overrides, error);
+	g_autofree char *why = cfg ? cfg_ktree_mismatch(cfg) : NULL;
+
+	if (why)
+		fprintf(stderr, "qsim: warning: %s\n", why);
+	return cfg;
 }
 
 /*
@@ -1693,10 +1709,12 @@ int main(int argc, char **argv)
 				lk_ktree_identity();
 
 			if (id)
-				printf("kernel tree %s: Linux %s%s%s%s\n",
+				printf("kernel tree %s: Linux %s%s%s%s\n"
+				       "kernel files sha256 %s\n",
 				       id->path, id->version,
 				       *id->describe ? " (" : "", id->describe,
-				       *id->describe ? ")" : "");
+				       *id->describe ? ")" : "",
+				       cfg_ktree_files_sha256());
 		}
 		return EXIT_OK;
 	}

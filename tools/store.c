@@ -254,6 +254,16 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
  * lock_results.nested (a column of QSIM_LOCK_COLS, added by the step). */
 #define TORTURE_MEMORY_DDL "ALTER TABLE torture_runs ADD COLUMN memory TEXT;\n"
 
+/* Schema 16: the kernel files a run's or a torture's kernel_* lock was
+ * built from, as one SHA-256 (config.h, cfg_ktree_files_sha256), and the
+ * tree a torture ran (NULL for qsim's own locks). */
+#define KTREE_DIGEST_DDL                                              \
+	"ALTER TABLE kernel_tree ADD COLUMN files_sha256 TEXT;\n"     \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_tree TEXT;\n"     \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_version TEXT;\n"  \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_describe TEXT;\n" \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_files_sha256 TEXT;\n"
+
 /* Schema 12 too: each `qsim torture` and its failing seeds. */
 #define TORTURE_DDL                                                     \
 	"CREATE TABLE torture_runs (\n"                                 \
@@ -492,6 +502,53 @@ static bool backfill_params(struct store *st, GError **error)
 }
 
 /*
+ * Migration to schema 16, inside its transaction: the kernel-tree runs
+ * stored before get their files' digest from their kernel_files rows.
+ */
+static bool backfill_ktree_digest(struct store *st, GError **error)
+{
+	g_auto_stmt q = NULL;
+	g_auto_stmt f = NULL;
+	g_auto_stmt u = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT run_id FROM kernel_tree", -1, &q,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "SELECT path, sha256 FROM kernel_files WHERE "
+			       "run_id = ?",
+			       -1, &f, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "UPDATE kernel_tree SET files_sha256 = ? WHERE "
+			       "run_id = ?",
+			       -1, &u, NULL) != SQLITE_OK)
+		return fail(st, error, "migrating to schema 16");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		g_autoptr(GPtrArray) lines =
+			g_ptr_array_new_with_free_func(g_free);
+		g_autofree char *sum = NULL;
+
+		sqlite3_reset(f);
+		sqlite3_bind_int64(f, 1, (sqlite3_int64)id);
+		while (sqlite3_step(f) == SQLITE_ROW)
+			g_ptr_array_add(
+				lines,
+				g_strdup_printf(
+					"%s %s\n",
+					(const char *)sqlite3_column_text(f, 0),
+					(const char *)sqlite3_column_text(f,
+									  1)));
+		sum = cfg_ktree_digest(lines);
+		sqlite3_reset(u);
+		sqlite3_bind_text(u, 1, sum, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 2, (sqlite3_int64)id);
+		if (sqlite3_step(u) != SQLITE_DONE)
+			return fail(st, error, "migrating to schema 16");
+	}
+	return true;
+}
+
+/*
  * Today's result columns a migrated file lacks, added (NULL in its old
  * rows).  The steps below are what each version added as it was
  * released; some columns reached the lists within a version (schema 2's
@@ -565,11 +622,11 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n", sql,
-			VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
+			"%s%s%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n",
+			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
 			PARAMS_DDL, TORTURE_DDL, TORTURE_MEMORY_DDL,
-			RUN_TAGS_DDL, STORE_SCHEMA_VERSION);
+			RUN_TAGS_DDL, KTREE_DIGEST_DDL, STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -658,6 +715,8 @@ static bool migrate(struct store *st, GError **error)
 		"WHERE tag IS NOT NULL;\n"
 		"ALTER TABLE lock_results ADD COLUMN unfinished_waits "
 		"INTEGER;\n",
+		/* 15 -> 16: kernel files' digest; a torture's tree. */
+		[15] = KTREE_DIGEST_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");
@@ -685,6 +744,8 @@ static bool migrate(struct store *st, GError **error)
 			return false;
 	}
 	if (!add_missing_columns(st, error))
+		return false;
+	if (version < 16 && !backfill_ktree_digest(st, error))
 		return false;
 	return version >= 12 || backfill_params(st, error);
 }
@@ -1251,7 +1312,8 @@ static bool insert_ktree(struct store *st, int64_t run,
 		return true;
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO kernel_tree (run_id, path, "
-			       "version, describe) VALUES (?, ?, ?, ?)",
+			       "version, describe, files_sha256) VALUES (?, "
+			       "?, ?, ?, ?)",
 			       -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		    st->db,
@@ -1263,6 +1325,7 @@ static bool insert_ktree(struct store *st, int64_t run,
 	bind_text(s, 2, id->path);
 	bind_text(s, 3, id->version);
 	bind_text(s, 4, id->describe);
+	bind_text(s, 5, cfg_ktree_files_sha256());
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return fail(st, error, "inserting the kernel tree");
 	for (unsigned int i = 0; id->files[i][0]; i++) {
@@ -1583,8 +1646,10 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 			       "qsim_version, binary_sha256, tag, lock, "
 			       "mapping, mutant, first_seed, seeds_run, "
 			       "failures, host_seconds, simulated_ps, events, "
-			       "interrupted, memory) VALUES (?,?,?,?,?,?,?,?,?,"
-			       "?,?,?,?,?,?)",
+			       "interrupted, memory, kernel_tree, "
+			       "kernel_version, kernel_describe, "
+			       "kernel_files_sha256) VALUES (?,?,?,?,?,?,?,?,?,"
+			       "?,?,?,?,?,?,?,?,?,?)",
 			       -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		    st->db,
@@ -1612,6 +1677,15 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 	sqlite3_bind_int(s, i++, r->interrupted);
 	bind_text(s, i++,
 		  o->memory && strcmp(o->memory, "sc") ? o->memory : NULL);
+	{
+		const struct lk_ktree_identity *kt =
+			lk_ktree_of(o->lock ? o->lock : "pv_qspinlock");
+
+		bind_text(s, i++, kt ? kt->path : NULL);
+		bind_text(s, i++, kt ? kt->version : NULL);
+		bind_text(s, i++, kt ? kt->describe : NULL);
+		bind_text(s, i++, kt ? cfg_ktree_files_sha256() : NULL);
+	}
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		fail(st, error, "inserting the torture run");
 		goto rollback;
