@@ -21,11 +21,21 @@ if(NOT QSIM_KERNEL_TREE)
 	return()
 endif()
 
+# The path goes into C strings, compiler flags and CMake lists.
+if(QSIM_KERNEL_TREE MATCHES "[;\"\\\n$]")
+	message(FATAL_ERROR "QSIM_KERNEL_TREE=${QSIM_KERNEL_TREE}: the path "
+		"has a ';', '\"', '\\', '$' or a newline, which the build "
+		"cannot pass on; use a path without them (a symlink to the "
+		"tree will do)")
+endif()
 get_filename_component(kt "${QSIM_KERNEL_TREE}" ABSOLUTE)
 set(kdir ${CMAKE_SOURCE_DIR}/locks/kernel)
 set(kbin ${CMAKE_BINARY_DIR}/ktree)
 
 # --- the tree and its version ---
+if(NOT IS_DIRECTORY "${kt}")
+	message(FATAL_ERROR "QSIM_KERNEL_TREE=${kt}: no such folder")
+endif()
 if(NOT EXISTS "${kt}/Makefile")
 	message(FATAL_ERROR "QSIM_KERNEL_TREE=${kt}: no Makefile there, so "
 		"not a kernel tree (a sparse tree needs the files "
