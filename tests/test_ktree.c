@@ -248,6 +248,16 @@ START_TEST(test_torture_two_jobs)
 }
 END_TEST
 
+/* A 1 ms run of 2x-overcommit.ini with @lock, stored in @db. */
+static int run_into(const char *db, const char *lock, char **err)
+{
+	g_autofree char *type = g_strdup_printf("lock.type=%s", lock);
+
+	return tu_qsim_in(NULL, NULL, err, "run", tu_overcommit_ini(), "--set",
+			  type, "--set", "run.duration=1ms", "--set",
+			  "run.warmup=0ns", "--db", db, "--quiet", NULL);
+}
+
 /*
  * export --format json names the tree a run came from (kernel_tree and
  * its files), as run --json does: an audit found no way to tell a
@@ -259,12 +269,7 @@ START_TEST(test_export_names_tree)
 	g_autofree char *db = g_build_filename(dir, "k.db", NULL);
 	g_autofree char *out = NULL, *err = NULL;
 
-	ck_assert_int_eq(
-		tu_qsim_in(NULL, NULL, &err, "run", tu_overcommit_ini(),
-			   "--set", "lock.type=kernel_pv_qspinlock", "--set",
-			   "run.duration=1ms", "--set", "run.warmup=0ns",
-			   "--db", db, "--quiet", NULL),
-		0);
+	ck_assert_int_eq(run_into(db, "kernel_pv_qspinlock", &err), 0);
 	ck_assert_int_eq(tu_qsim_in(NULL, &out, &err, "export", "--db", db,
 				    "--format", "json", NULL),
 			 0);
@@ -378,12 +383,7 @@ START_TEST(test_torture_names_tree)
 	ck_assert_msg(strstr(scen, key), "%s", scen);
 	/* a run of a tree lock stores the same digest */
 	g_clear_pointer(&err, g_free);
-	ck_assert_int_eq(
-		tu_qsim_in(NULL, NULL, &err, "run", tu_overcommit_ini(),
-			   "--set", "lock.type=kernel_qspinlock", "--set",
-			   "run.duration=1ms", "--set", "run.warmup=0ns",
-			   "--db", db, "--quiet", NULL),
-		0);
+	ck_assert_int_eq(run_into(db, "kernel_qspinlock", &err), 0);
 	g_free(v);
 	v = db_text(db, "SELECT files_sha256 FROM kernel_tree");
 	ck_assert_str_eq(v, want);
