@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -752,6 +753,82 @@ START_TEST(test_bench_refuses_up_front)
 }
 END_TEST
 
+/*
+ * Outputs go where the user pointed, whole or not at all (an audit found
+ * `export -o LINK` replacing the link with a file, `-o FIFO` and `-o
+ * /dev/full` replaced, write errors ignored, and import writing the
+ * output before finding an input was no database).
+ */
+START_TEST(test_outputs_where_pointed)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-out-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "s.db", NULL);
+	g_autofree char *target = g_build_filename(dir, "target.csv", NULL);
+	g_autofree char *link = g_build_filename(dir, "link.csv", NULL);
+	g_autofree char *junk = g_build_filename(dir, "junk.db", NULL);
+	g_autofree char *made = g_build_filename(dir, "made.db", NULL);
+	g_autofree char *a = g_build_filename(dir, "a.x", NULL);
+	g_autofree char *a2 = g_build_filename(dir, ".", "a.x", NULL);
+	g_autofree char *out = NULL, *err = NULL, *text = NULL;
+	g_autofree char *cmd = NULL;
+	GStatBuf st;
+	int status;
+
+	ck_assert_int_eq(qsim(NULL, NULL, "run", tu_overcommit_ini(), "--set",
+			      "run.duration=1ms", "--set", "run.warmup=0ns",
+			      "--db", db, "--quiet", NULL),
+			 0);
+	/* through a link: the link stays, its target gets the CSV */
+	ck_assert(g_file_set_contents(target, "old\n", -1, NULL));
+	ck_assert_int_eq(symlink("target.csv", link), 0);
+	ck_assert_int_eq(
+		qsim(NULL, &err, "export", "--db", db, "-o", link, NULL), 0);
+	ck_assert_int_eq(g_lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert(g_file_get_contents(target, &text, NULL, NULL));
+	ck_assert_msg(g_str_has_prefix(text, "id,"), "%s", text);
+	/* a device is written through, and its error said: exit 1 */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(
+		qsim(NULL, &err, "export", "--db", db, "-o", "/dev/full", NULL),
+		1);
+	ck_assert_msg(strstr(err, "/dev/full") && strstr(err, "space"), "%s",
+		      err);
+	ck_assert_int_eq(g_stat("/dev/full", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	/* standard output's write errors too */
+	cmd = g_strdup_printf("%s export --db %s > /dev/full", QSIM_BINARY, db);
+	g_clear_pointer(&err, g_free);
+	{
+		const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+
+		ck_assert(g_spawn_sync(NULL, (char **)sh, NULL, 0, NULL, NULL,
+				       NULL, &err, &status, NULL));
+	}
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_msg(strstr(err, "writing standard output"), "%s", err);
+	/* import checks every input before it makes the output */
+	ck_assert(g_file_set_contents(junk, "junk\n", -1, NULL));
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "import", junk, "--db", made, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "nothing imported"), "%s", err);
+	ck_assert(!g_file_test(made, G_FILE_TEST_EXISTS));
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "merge", made, db, junk, NULL), 1);
+	ck_assert(!g_file_test(made, G_FILE_TEST_EXISTS));
+	/* --json and --csv into one file: refused before anything runs */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "compare", "--db", db, "--where",
+			      "lock.type=ticket", "--where",
+			      "lock.type=pv_qspinlock", "--json", a, "--csv",
+			      a2, NULL),
+			 1);
+	ck_assert_msg(strstr(err, "one file for both"), "%s", err);
+	tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -772,6 +849,7 @@ int main(void)
 	tcase_add_test(tc, test_scenarios_and_docs);
 	tcase_add_test(tc, test_bench_compare);
 	tcase_add_test(tc, test_validate);
+	tcase_add_test(tc, test_outputs_where_pointed);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -14,6 +14,7 @@
 
 #include "tools/compare.h"
 #include "tools/config.h"
+#include "tools/outfile.h"
 #include "tools/points.h"
 #include "tools/report.h"
 #include "tools/stats.h"
@@ -942,7 +943,7 @@ static bool write_out(const char *path, const char *text, FILE *out,
 		fputs(text, out);
 		return true;
 	}
-	return g_file_set_contents(path, text, -1, error);
+	return qsim_write_file(path, text, error);
 }
 
 /* --fail-if METRIC:worse[:PCT]: checked, then applied. */
@@ -1242,6 +1243,7 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	struct points_opts po = {0};
 	struct points_result pr;
 	struct store *st;
+	FILE *data = out; /* where --json - and --csv - go */
 	int rc = EXIT_OK;
 
 	if (!check_input(o, &err) || !(vs = build_variants(o, &err)) ||
@@ -1289,9 +1291,10 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	}
 	if (pr.interrupted) {
 		fprintf(stderr,
-			"%s: INTERRUPTED: %u points stored, the ones in flight "
+			"%s: INTERRUPTED: %u run%s stored, the ones in flight "
 			"not; run the same command again to go on\n",
-			what, pr.ran + pr.reused);
+			what, pr.ran + pr.reused,
+			pr.ran + pr.reused == 1 ? "" : "s");
 		store_close(st);
 		return 128 + sim_interrupt;
 	}
@@ -1334,6 +1337,13 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	store_close(st);
 	note_identical(vs, what);
 	judge(vs);
+	/* --json - or --csv -: standard output holds that alone, the table
+	 * and the verdicts go to standard error */
+	if ((o->json && !strcmp(o->json, "-")) ||
+	    (o->csv && !strcmp(o->csv, "-"))) {
+		data = out;
+		out = stderr;
+	}
 	if (o->sweep) {
 		fprintf(out, "qsim sweep: %u point%s, %u seed%s each\n",
 			vs->len, vs->len == 1 ? "" : "s", o->seeds,
@@ -1345,17 +1355,17 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	if (o->json) {
 		g_autofree char *j = to_json(o, vs);
 
-		if (!write_out(o->json, j, out, &err)) {
+		if (!write_out(o->json, j, data, &err)) {
 			fprintf(stderr, "%s: %s\n", what, err->message);
-			return EXIT_INTERNAL;
+			return EXIT_INPUT;
 		}
 	}
 	if (o->csv) {
 		g_autofree char *c = to_csv(o, vs);
 
-		if (!write_out(o->csv, c, out, &err)) {
+		if (!write_out(o->csv, c, data, &err)) {
 			fprintf(stderr, "%s: %s\n", what, err->message);
-			return EXIT_INTERNAL;
+			return EXIT_INPUT;
 		}
 	}
 	if (failed_checks(o, vs, out))

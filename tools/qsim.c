@@ -23,6 +23,7 @@
 #include "tools/model.h"
 #include "tools/report.h"
 #include "tools/store.h"
+#include "tools/outfile.h"
 #include "tools/torture.h"
 #include "sim/mm.h"
 #include "tools/bench.h"
@@ -365,6 +366,15 @@ static bool same_file(const char *a, const char *b)
 	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+/* Would output paths @a and @b write one file? */
+static bool same_output(const char *a, const char *b)
+{
+	g_autofree char *x = g_canonicalize_filename(a, NULL);
+	g_autofree char *y = g_canonicalize_filename(b, NULL);
+
+	return !strcmp(a, b) || !strcmp(x, y) || same_file(a, b);
+}
+
 /*
  * `qsim import FILE.db... [--db PATH]` adds every run; `qsim merge OUT.db
  * IN.db...` adds those OUT does not have yet (same resolved parameters and
@@ -404,7 +414,8 @@ static int cmd_import(int argc, char **argv, bool merge)
 	if (merge)
 		db = g_strdup(files[0]);
 	in = merge ? files + 1 : files;
-	/* every input first: a misspelled name changes nothing anywhere */
+	/* every input first: a misspelled name or a file that is no qsim
+	 * database changes nothing anywhere (not even makes the output) */
 	for (char **f = in; *f; f++) {
 		if (!g_file_test(*f, G_FILE_TEST_IS_REGULAR)) {
 			fprintf(stderr,
@@ -420,6 +431,12 @@ static int cmd_import(int argc, char **argv, bool merge)
 				"%s: %s is the database %s into; nothing %s\n",
 				what, *f, merge ? "merged" : "imported",
 				merge ? "merged" : "imported");
+			return EXIT_INPUT;
+		}
+		g_clear_error(&err);
+		if (!store_check_source(*f, &err)) {
+			fprintf(stderr, "%s: %s; nothing %s\n", what,
+				err->message, merge ? "merged" : "imported");
 			return EXIT_INPUT;
 		}
 	}
@@ -1173,6 +1190,14 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 	    !out_path_ok(what, "--csv", csv, false) ||
 	    !out_path_ok(what, "--emit-jobs", emit, true))
 		return EXIT_INPUT;
+	/* one output a file (the second would replace the first) */
+	if (json && csv && same_output(json, csv)) {
+		fprintf(stderr,
+			"%s: --json %s and --csv %s: one file for both; give "
+			"each its own (at most one of them '-')\n",
+			what, json, csv);
+		return EXIT_INPUT;
+	}
 	o.json = json;
 	o.csv = csv;
 	o.tag = tag;
@@ -1438,7 +1463,7 @@ static int cmd_plot(int argc, char **argv)
 static int cmd_export(int argc, char **argv, bool report)
 {
 	g_autofree char *db = NULL, *format = NULL, *table = NULL;
-	g_autofree char *out = NULL, *tmp = NULL;
+	g_autofree char *out = NULL;
 	g_auto(GStrv) tags = NULL, wheres = NULL, rest = NULL;
 	gint last = G_MININT; /* not given */
 	gboolean lkml = FALSE;
@@ -1479,7 +1504,7 @@ static int cmd_export(int argc, char **argv, bool report)
 		G_OPTION_ENTRY_NULL,
 	};
 	const char *what = report ? "qsim report" : "qsim export";
-	FILE *f = stdout;
+	struct qsim_out of;
 	int rc;
 
 	g_option_context_add_main_entries(ctx, common, NULL);
@@ -1506,38 +1531,14 @@ static int cmd_export(int argc, char **argv, bool report)
 	o.lkml = lkml;
 	o.format = format;
 	o.table = table;
-	/* -o FILE: written beside it and renamed over it only when whole, so
-	 * a failed export leaves FILE as it was */
-	if (out) {
-		int fd;
-
-		tmp = g_strdup_printf("%s.XXXXXX", out);
-		fd = g_mkstemp_full(tmp, O_RDWR, 0666); /* umask applies */
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			fprintf(stderr, "%s: %s: %s\n", what, out,
-				g_strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-				g_unlink(tmp);
-			}
-			return EXIT_INPUT;
-		}
+	/* -o FILE: written whole or not at all (tools/outfile.h) */
+	if (!qsim_out_open(&of, out ? out : "-", &err)) {
+		fprintf(stderr, "%s: %s\n", what, err->message);
+		return EXIT_INPUT;
 	}
-	rc = report ? report_main(&o, f, &err) : export_main(&o, f, &err);
-	if (f != stdout) {
-		if (fclose(f) && !rc) {
-			rc = 1;
-			g_set_error(&err, G_FILE_ERROR, 1, "%s: %s", out,
-				    g_strerror(errno));
-		}
-		if (!rc && g_rename(tmp, out)) {
-			rc = 1;
-			g_set_error(&err, G_FILE_ERROR, 1, "%s: %s", out,
-				    g_strerror(errno));
-		}
-		if (rc)
-			g_unlink(tmp);
-	}
+	rc = report ? report_main(&o, of.f, &err) : export_main(&o, of.f, &err);
+	if (!qsim_out_close(&of, !rc, rc ? NULL : &err))
+		rc = 1;
 	if (rc)
 		fprintf(stderr, "%s: %s\n", what, err->message);
 	return rc ? EXIT_INPUT : EXIT_OK;
@@ -1642,7 +1643,7 @@ static int cmd_validate(int argc, char **argv)
 	return list || res.passed == res.figures ? EXIT_OK : EXIT_VIOLATION;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	g_autofree char *prgname = NULL;
 
@@ -1655,7 +1656,7 @@ int main(int argc, char **argv)
 		/* `qsim help CMD` is `qsim CMD --help` */
 		char *args[] = {argv[0], argv[2], "--help", NULL};
 
-		return main(3, args);
+		return dispatch(3, args);
 	}
 	/* each command's --help and errors say "qsim CMD" (set once) */
 	prgname = g_strdup_printf("qsim %s", argv[1]);
@@ -1726,4 +1727,21 @@ int main(int argc, char **argv)
 	fprintf(stderr, "qsim: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+	g_autoptr(GError) err = NULL;
+
+	/* What went to standard output got there, or the exit says not (a
+	 * full disk, a closed pipe: `qsim export > /dev/full`). */
+	if (!qsim_stdout_flush(&err)) {
+		fprintf(stderr, "%s: %s\n",
+			g_get_prgname() ? g_get_prgname() : "qsim",
+			err->message);
+		if (rc == EXIT_OK)
+			rc = EXIT_INPUT;
+	}
+	return rc;
 }

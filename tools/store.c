@@ -1508,11 +1508,32 @@ static bool import_torture(struct store *st, bool skip_same,
 	return true;
 }
 
+bool store_check_source(const char *src, GError **error)
+{
+	struct store *s;
+
+	if (!g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: no such database (not a regular file)", src);
+		return false;
+	}
+	s = store_open(src, error);
+	if (!s) {
+		/* advice for --db, not for a file to read from */
+		const char *tail = ": use another --db";
+
+		if (*error && g_str_has_suffix((*error)->message, tail))
+			(*error)->message[strlen((*error)->message) -
+					  strlen(tail)] = '\0';
+		return false;
+	}
+	store_close(s);
+	return true;
+}
+
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  struct store_import_counts *n, GError **error)
 {
-	/* a qsim file, migrated; never one created by a misspelled name */
-	struct store *s = NULL;
 	g_auto_stmt att = NULL;
 	g_auto_stmt runs = NULL;
 	g_auto_stmt kids = NULL;
@@ -1521,15 +1542,8 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 	bool ok = false;
 
 	memset(n, 0, sizeof(*n));
-	if (!g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
-		g_set_error(error, STORE_ERROR, 1,
-			    "%s: no such database (not a regular file)", src);
+	if (!store_check_source(src, error))
 		return false;
-	}
-	s = store_open(src, error);
-	if (!s)
-		return false;
-	store_close(s);
 	if (sqlite3_prepare_v2(st->db, "ATTACH DATABASE ? AS src", -1, &att,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_bind_text(att, 1, src, -1, SQLITE_STATIC) != SQLITE_OK ||

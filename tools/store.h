@@ -49,6 +49,9 @@ struct store_import_counts {
  * @n.  With @skip_same, a run whose resolved parameters and binary @st
  * already has (or an earlier run of @src had), or a torture run it has,
  * is left out and counted as the same. */
+/* Is @src a qsim database to import from?  Opened (so migrated, as
+ * store_import does) and closed; never made by a misspelled name. */
+bool store_check_source(const char *src, GError **error);
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  struct store_import_counts *n, GError **error);
 /* Give stored run @run_id the tag @tag too (a run has any number). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tools/model.h"
+#include "tools/outfile.h"
 #include "tools/trace.h"
 
 enum { PID_PCPU = 1, PID_VCPU = 2 };
@@ -316,6 +317,7 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 {
 	g_autoptr(qsim_config) run = NULL;
 	struct tracer tr = {0};
+	struct qsim_out of;
 	struct qsim_results r;
 	g_autofree char *dur = NULL, *wu = NULL;
 	char b1[32], b2[32];
@@ -359,12 +361,9 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	run = cfg_load_text(cfg->path, cfg->resolved, (char **)sets, error);
 	if (!run)
 		return false;
-	tr.out = strcmp(o->out, "-") ? fopen(o->out, "w") : stdout;
-	if (!tr.out) {
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-			    "%s: %s", o->out, g_strerror(errno));
+	if (!qsim_out_open(&of, o->out, error))
 		return false;
-	}
+	tr.out = of.f;
 	tr.hcall_ps = cfg_hcall(run);
 	tr.npcpus = run->pcpus;
 	tr.guest_vcpus = run->vcpus;
@@ -413,11 +412,9 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 		qsim_results_clear(&r);
 	}
 	fprintf(tr.out, "\n]}\n");
-	if (tr.out != stdout && fclose(tr.out) != 0 && ok) {
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-			    "%s: %s", o->out, g_strerror(errno));
+	/* a failed run or write leaves the file as it was */
+	if (!qsim_out_close(&of, ok, ok ? error : NULL))
 		ok = false;
-	}
 	res->events = tr.events;
 	res->from_ps = tr.from;
 	res->to_ps = tr.to;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tools/config.h"
+#include "tools/outfile.h"
 #include "tools/model.h"
 #include "tools/validate.h"
 
@@ -745,7 +746,7 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 		res->cases == 1 ? "" : "s",
 		(double)(g_get_monotonic_time() - t0) / 1e6);
 	if (md) {
-		ok = g_file_set_contents(o->md_path, md->str, -1, error);
+		ok = qsim_write_file(o->md_path, md->str, error);
 		if (!ok)
 			g_prefix_error(error, "--markdown %s: ", o->md_path);
 	}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/* Output files; see outfile.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "tools/outfile.h"
+
+static bool fail_errno(GError **error, int e, const char *path,
+		       const char *doing)
+{
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s: %s%s",
+		    path, doing, g_strerror(e));
+	return false;
+}
+
+bool qsim_out_open(struct qsim_out *o, const char *path, GError **error)
+{
+	struct stat st;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->path = g_strdup(path);
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return true;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a FIFO, a device, a terminal: written through */
+		if (S_ISDIR(st.st_mode)) {
+			fail_errno(error, EISDIR, path, "");
+			goto fail;
+		}
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			fail_errno(error, errno, path, "");
+			goto fail;
+		}
+		return true;
+	}
+	/* A regular file through any links, or a new name (a dangling
+	 * link's target is made by the rename of the link's own name: it
+	 * is written through instead, so the link stays). */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *real = realpath(path, NULL);
+
+		if (!real) {
+			o->f = fopen(path, "w");
+			if (!o->f) {
+				fail_errno(error, errno, path, "");
+				goto fail;
+			}
+			return true;
+		}
+		o->target = g_strdup(real);
+		free(real);
+	} else {
+		o->target = g_strdup(path);
+	}
+	o->tmp = g_strdup_printf("%s.XXXXXX", o->target);
+	fd = g_mkstemp_full(o->tmp, O_RDWR, 0666); /* umask applies */
+	if (fd < 0) {
+		fail_errno(error, errno, path, "");
+		goto fail;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		fail_errno(error, errno, path, "");
+		close(fd);
+		g_unlink(o->tmp);
+		goto fail;
+	}
+	return true;
+fail:
+	g_clear_pointer(&o->path, g_free);
+	g_clear_pointer(&o->tmp, g_free);
+	g_clear_pointer(&o->target, g_free);
+	return false;
+}
+
+bool qsim_out_close(struct qsim_out *o, bool keep, GError **error)
+{
+	bool ok = true;
+
+	if (!o->f)
+		return true;
+	if (o->f == stdout) {
+		ok = !keep || qsim_stdout_flush(error);
+	} else {
+		bool bad = ferror(o->f) != 0;
+		int e = bad ? EIO : 0;
+
+		if (fclose(o->f) != 0 && !bad) {
+			bad = true;
+			e = errno;
+		}
+		if (keep && bad)
+			ok = fail_errno(error, e, o->path, "writing: ");
+		if (o->tmp) {
+			if (keep && ok && g_rename(o->tmp, o->target) != 0)
+				ok = fail_errno(error, errno, o->path, "");
+			if (!keep || !ok)
+				g_unlink(o->tmp);
+		}
+	}
+	o->f = NULL;
+	g_clear_pointer(&o->path, g_free);
+	g_clear_pointer(&o->tmp, g_free);
+	g_clear_pointer(&o->target, g_free);
+	return ok;
+}
+
+bool qsim_write_file(const char *path, const char *text, GError **error)
+{
+	struct qsim_out o;
+
+	if (!qsim_out_open(&o, path, error))
+		return false;
+	fputs(text, o.f);
+	return qsim_out_close(&o, true, error);
+}
+
+bool qsim_stdout_flush(GError **error)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno ? errno : EIO;
+
+		clearerr(stdout);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "writing standard output: %s", g_strerror(e));
+		return false;
+	}
+	return true;
+}
