@@ -149,6 +149,24 @@ static const struct bad bad_inputs[] = {
 	{"[workload]\nipi_prob = 2\n",
 	 NULL,
 	 {"[workload] ipi_prob", "0 to 1", NULL}},
+	/* workload keys that would do nothing, or not what they say */
+	{"[workload]\nsteps = 8\n",
+	 NULL,
+	 {"[workload] steps = 8", "ebizzy, kbuild and netperf", "0 or 1"}},
+	{"[workload]\ntype = locktorture\nlocks = 4\npick = step\n",
+	 NULL,
+	 {"[workload] pick = step", "only lock 0 of the 4", "random or vcpu"}},
+	{"[workload]\nnest_prob = 0.5\n",
+	 NULL,
+	 {"[workload] nest_prob = 0.5", "locks = 1", "2 or more"}},
+	{"[workload]\nlong_hold_prob = 0.1\nlong_hold = 40ms\n"
+	 "[check]\nhang_bound = 30ms\n",
+	 NULL,
+	 {"[workload] long_hold = 40ms", "[check] hang_bound = 30ms", NULL}},
+	{"[lock]\ntype = qrwlock\n[workload]\nreaders = 4\n",
+	 "workload.read_pct=50",
+	 {"[workload] read_pct = 50 together with readers = 4",
+	  "was set by --set workload.read_pct", NULL}},
 	/* 63 digits, and a 64th that is no hexadecimal digit */
 	{"[lock]\nkernel_files_sha256 = "
 	 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n",

@@ -468,12 +468,13 @@ static const struct cfg_key cfg_keys[] = {
 	 "ebizzy, kbuild, netperf: lock steps per unit of work, each after "
 	 "a think time (0: the workload's own, 4, 32 and 2)"},
 	{"workload", "idle", CT_ODUR, "", 0, T(SIM_S), NULL, OFF(unit_idle),
-	 "ebizzy, kbuild, netperf: idle (ceded) time after each unit, e.g. "
-	 "waiting for I/O or a reply (empty: none)"},
+	 "idle (ceded) time after each unit (ebizzy, kbuild, netperf; "
+	 "locktest, locktorture: each acquisition), e.g. waiting for I/O or "
+	 "a reply (empty: none)"},
 	{"workload", "stat_interval", CT_TIME, "auto", 0, T(1000 * SIM_S), NULL,
 	 OFF(stat_interval_ps),
-	 "locktorture: a statistics line every this long (auto: four over "
-	 "the run; 0: none)"},
+	 "locktorture's statistics lines every this long (auto: four over "
+	 "the run, locktorture only; 0: none)"},
 	{"workload", "read_pct", CT_UINT, "0", 0, 100, NULL, OFF(read_pct),
 	 "percent of acquisitions taken as a reader (rwlocks only)"},
 	{"workload", "readers", CT_UINT, "0", 0, 4096, NULL, OFF(readers),
@@ -1458,6 +1459,64 @@ static bool check_host_limits(const struct qsim_config *cfg, const char *path,
 	return true;
 }
 
+/*
+ * [workload] keys that would have no effect, or one other than the docs
+ * give, for the workload type and locks asked for (an audit found them
+ * accepted silently: steps changed a locktest's stored units and
+ * nothing else).
+ */
+static bool workload_checks(struct qsim_config *cfg, const char *path,
+			    GError **error)
+{
+	enum wl_type t = wl_type_parse(cfg->workload);
+	bool lockstep = t == WL_LOCKTEST || t == WL_LOCKTORTURE;
+
+	if (lockstep && cfg->steps > 1) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] steps = %u: lock steps per unit of "
+			    "work are for type ebizzy, kbuild and netperf; a "
+			    "%s unit is one acquisition (steps 0 or 1)",
+			    path, cfg->steps, cfg->workload);
+		return false;
+	}
+	if (lockstep && strcmp(cfg->pick, "step") == 0 && cfg->nlocks > 1) {
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [workload] pick = step: step k of a unit takes "
+			"lock k mod locks, and a %s unit has one step, so "
+			"only lock 0 of the %u would be taken; use random "
+			"or vcpu (or type ebizzy, kbuild or netperf)",
+			path, cfg->workload, cfg->nlocks);
+		return false;
+	}
+	if (cfg->nest_prob > 0 && cfg->nlocks < 2) {
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] nest_prob = %g: a nested "
+			    "acquisition takes a second lock of a higher "
+			    "index, and locks = %u; set locks to 2 or more, or "
+			    "nest_prob 0",
+			    path, cfg->nest_prob, cfg->nlocks);
+		return false;
+	}
+	if (cfg->long_hold_prob > 0 &&
+	    cfg->long_hold_ps >= cfg->hang_bound_ps) {
+		char a[32], b[32];
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] long_hold = %s with long_hold_prob "
+			    "= %g: a waiter behind a long hold waits longer "
+			    "than [check] hang_bound = %s, which the checks "
+			    "report as a hang; make long_hold shorter than "
+			    "hang_bound, or raise hang_bound",
+			    path,
+			    sim_format_time(cfg->long_hold_ps, a, sizeof(a)),
+			    cfg->long_hold_prob,
+			    sim_format_time(cfg->hang_bound_ps, b, sizeof(b)));
+		return false;
+	}
+	return true;
+}
+
 static bool cross_checks(struct qsim_config *cfg, const char *path,
 			 GError **error)
 {
@@ -1546,13 +1605,25 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			    path, cfg->lock_cs_text);
 		return false;
 	}
-	if (cfg->readers && (cfg->read_pct || cfg->readers > cfg->vcpus)) {
+	if (cfg->readers && cfg->read_pct) {
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [workload] read_pct = %u together with readers "
+			"= %u: give one of them (a share of every vCPU's "
+			"acquisitions, or vCPUs that only read), the other "
+			"0",
+			path, cfg->read_pct, cfg->readers);
+		return false;
+	}
+	if (cfg->readers > cfg->vcpus) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] readers = %u: at most [partition] "
-			    "vcpus (%u), and not together with read_pct",
+			    "vcpus (%u)",
 			    path, cfg->readers, cfg->vcpus);
 		return false;
 	}
+	if (!workload_checks(cfg, path, error))
+		return false;
 	if (cfg->ipi_targets && cfg->ipi_targets >= cfg->vcpus) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] ipi_targets = %u: a cross-call "

@@ -489,7 +489,10 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 			cfg->stat_interval_ps == SIM_TIME_NEVER
 				? (cfg->warmup_ps + cfg->duration_ps) / 4
 				: cfg->stat_interval_ps,
-		.stat_any = hooks->stat_fn != NULL,
+		/* lines for any workload when asked for: --stat-interval,
+		 * or a stat_interval set (not auto) */
+		.stat_any = hooks->stat_fn != NULL ||
+			    cfg->stat_interval_ps != SIM_TIME_NEVER,
 		.stat_fn = hooks->stat_fn,
 		.stat_data = hooks->data,
 		.cs = cfg->cs,
