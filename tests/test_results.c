@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/testutil.h"
+#include "tools/compare.h"
 #include "tools/store.h"
 
 static char *dir;
@@ -808,6 +809,37 @@ static bool has_slice(JsonArray *evs, int pid, const char *name, double ts,
 	return false;
 }
 
+/* Grid and --vary values: a list, a range, and an empty value refused
+ * wherever it is ("KEY=" gave a sweep of no points: an audit). */
+START_TEST(test_grid_values)
+{
+	static const struct {
+		const char *spec;
+		unsigned int n; /* 0: refused */
+	} cases[] = {
+		{"lock.type=ticket,tas", 2},
+		{"machine.overcommit=1..2:0.25", 5},
+		{"lock.type=", 0},
+		{"lock.type=ticket,", 0},
+		{"lock.type=,tas", 0},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(g_free);
+		g_autofree char *key = NULL;
+		g_autoptr(GError) err = NULL;
+		bool ok = compare_grid_values(cases[i].spec, &key, v, &err);
+
+		ck_assert_msg(ok == (cases[i].n > 0), "%s", cases[i].spec);
+		if (ok)
+			ck_assert_uint_eq(v->len, cases[i].n);
+		else
+			ck_assert_msg(strstr(err->message, "an empty value"),
+				      "%s: %s", cases[i].spec, err->message);
+	}
+}
+END_TEST
+
 /*
  * Two vCPUs on one pCPU, plain round robin with 100us slices and a 2us
  * dispatch latency, no noise: by hand, pCPU 0 dispatches vCPU 0 over
@@ -843,6 +875,11 @@ START_TEST(test_trace_tiny)
 	ck_assert(has_slice(evs, 1, "vCPU 0", 2, 100));
 	ck_assert(has_slice(evs, 1, "dispatch vCPU 1", 102, 2));
 	ck_assert(has_slice(evs, 1, "vCPU 1", 104, -1));
+	/* vCPU 1, runnable from the start, is preempted until it runs
+	 * (an audit found vCPUs never dispatched before the window drawn
+	 * blank); vCPU 0, dispatched at once, never in the first round */
+	ck_assert(has_slice(evs, 2, "preempted", 0, 104));
+	ck_assert(has_slice(evs, 2, "preempted", 0, 2)); /* vCPU 0 */
 	for (guint i = 0; i < json_array_get_length(evs); i++) {
 		JsonObject *e = json_array_get_object_element(evs, i);
 
@@ -881,6 +918,39 @@ START_TEST(test_trace_tiny)
 			      json, NULL),
 			 0);
 	ck_assert_msg(strstr(out, "from 500us to 1ms"), "%s", out);
+	/* a window with no dispatch in it (vCPU 0 runs from 2 to 102us)
+	 * still shows the running vCPUs: 1, from its start */
+	{
+		g_autoptr(JsonParser) wp = json_parser_new();
+		JsonArray *we;
+		bool seen = false;
+
+		ck_assert_int_eq(qsim(NULL, NULL, "trace", ini, "--from",
+				      "50us", "--to", "60us", "-o", json, NULL),
+				 0);
+		ck_assert(json_parser_load_from_file(wp, json, NULL));
+		we = json_object_get_array_member(
+			json_node_get_object(json_parser_get_root(wp)),
+			"traceEvents");
+		for (guint i = 0; i < json_array_get_length(we); i++) {
+			JsonObject *e = json_array_get_object_element(we, i);
+
+			if (strcmp(json_object_get_string_member(e, "ph"),
+				   "C") ||
+			    strcmp(json_object_get_string_member(e, "name"),
+				   "running vCPUs"))
+				continue;
+			ck_assert(fabs(json_object_get_double_member(e, "ts") -
+				       50) < 1e-9);
+			ck_assert_int_eq(json_object_get_int_member(
+						 json_object_get_object_member(
+							 e, "args"),
+						 "vCPUs"),
+					 1);
+			seen = true;
+		}
+		ck_assert(seen);
+	}
 	/* think time in the idle loop: its sleeps are `idle`, and the
 	 * timer that ends each is followed by `waking` (the wake latency)
 	 * until the vCPU runs; tas never cedes otherwise */
@@ -1178,6 +1248,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_compare_known_values);
+	tcase_add_test(tc, test_grid_values);
 	tcase_add_test(tc, test_compare_counts_copies_once);
 	tcase_add_test(tc, test_reused_points_tagged);
 	tcase_add_test(tc, test_read_only_open_errors);

@@ -231,7 +231,8 @@ bool compare_grid_values(const char *spec, char **key, GPtrArray *values,
 		return true;
 	}
 	{
-		g_auto(GStrv) parts = g_strsplit(v, ",", -1);
+		/* "KEY=" splits into no parts at all: one empty value */
+		g_auto(GStrv) parts = g_strsplit(*v ? v : ",", ",", -1);
 
 		for (char **p = parts; *p; p++) {
 			if (!**p) {

@@ -77,16 +77,53 @@ static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
 		goto bad;
 	}
 	if (o->nids && ids->len != o->nids) {
-		g_set_error(error, EXPORT_ERROR, 1,
-			    "%s: %u of the %u runs asked for are not there "
-			    "(or not selected)",
-			    o->db, o->nids - ids->len, o->nids);
-		goto bad;
+		/* which: the ones a user would look for */
+		g_autoptr(GString) miss = g_string_new(NULL);
+		unsigned int nmiss = 0, nasked = 0;
+
+		for (unsigned int i = 0; i < o->nids; i++) {
+			bool found = false, again = false;
+
+			for (unsigned int j = 0; j < i && !again; j++)
+				again = o->ids[j] == o->ids[i];
+			if (again)
+				continue;
+			nasked++;
+			for (guint k = 0; k < ids->len && !found; k++)
+				found = g_array_index(ids, int64_t, k) ==
+					o->ids[i];
+			if (!found)
+				g_string_append_printf(miss, "%s%" PRId64,
+						       nmiss++ ? ", " : "",
+						       o->ids[i]);
+		}
+		if (nmiss) {
+			g_set_error(error, EXPORT_ERROR, 1,
+				    "%s: %u of the %u runs asked for %s not "
+				    "there (or not selected): %s",
+				    o->db, nmiss, nasked,
+				    nmiss == 1 ? "is" : "are", miss->str);
+			goto bad;
+		}
 	}
 	return ids;
 bad:
 	g_array_free(ids, TRUE);
 	return NULL;
+}
+
+/* @s in at most @width (< 32) columns of the table: cut, its last kept
+ * character a '~' that says so. */
+static const char *clip(char buf[32], const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	if (n <= (size_t)width)
+		return s;
+	memcpy(buf, s, (size_t)width - 1);
+	buf[width - 1] = '~';
+	buf[width] = '\0';
+	return buf;
 }
 
 /* @ids as "1, 2, 3" for an IN list. */
@@ -205,16 +242,20 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 			(int64_t)llround(sqlite3_column_double(q, 8)));
 		g_autofree char *p99 = fmt_ns(sqlite3_column_double(q, 9));
 
+		char c_scen[32], c_lock[32], c_pol[32], c_st[32];
+
 		fprintf(out,
-			"%5" PRId64 "  %-19s  %-24.24s %-13.13s %-8.8s %5.2f "
-			"%5" PRId64 " %-9.9s %12s %9s %6" PRId64 " %7.4f\n",
+			"%5" PRId64 "  %-19s  %-24s %-13s %-8s %5.2f "
+			"%5" PRId64 " %-9s %12s %9s %6" PRId64 " %7.4f\n",
 			(int64_t)sqlite3_column_int64(q, 0),
-			sqlite3_column_text(q, 1), base,
-			sqlite3_column_text(q, 3), sqlite3_column_text(q, 4),
+			sqlite3_column_text(q, 1), clip(c_scen, base, 24),
+			clip(c_lock, (const char *)sqlite3_column_text(q, 3),
+			     13),
+			clip(c_pol, (const char *)sqlite3_column_text(q, 4), 8),
 			sqlite3_column_double(q, 5),
 			(int64_t)sqlite3_column_int64(q, 6),
-			sqlite3_column_text(q, 7), tp, p99,
-			(int64_t)sqlite3_column_int64(q, 10),
+			clip(c_st, (const char *)sqlite3_column_text(q, 7), 9),
+			tp, p99, (int64_t)sqlite3_column_int64(q, 10),
 			sqlite3_column_double(q, 11));
 		if (o->lkml || o->nids) {
 			lkml_lines(out, q);
@@ -250,6 +291,21 @@ static void csv_field(GString *s, const char *v)
 	g_string_append_c(s, '"');
 }
 
+/* @x in the fewest digits that read back as @x (5505.023, not
+ * 5505.0230000000001), as the JSON export writes it. */
+static const char *shortest(char *buf, size_t len, double x)
+{
+	for (int digits = 15; digits < 17; digits++) {
+		char fmt[8];
+
+		g_snprintf(fmt, sizeof(fmt), "%%.%dg", digits);
+		g_ascii_formatd(buf, (gint)len, fmt, x);
+		if (g_ascii_strtod(buf, NULL) == x)
+			return buf;
+	}
+	return g_ascii_formatd(buf, (gint)len, "%.17g", x);
+}
+
 static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 		      GError **error)
 {
@@ -276,9 +332,8 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 
 				g_string_append(
 					line,
-					g_ascii_formatd(
-						buf, sizeof(buf), "%.17g",
-						sqlite3_column_double(q, c)));
+					shortest(buf, sizeof(buf),
+						 sqlite3_column_double(q, c)));
 			} else {
 				csv_field(line,
 					  (const char *)sqlite3_column_text(q,

@@ -47,9 +47,9 @@ static char *gp_quote(const char *s)
 static const char *terminal(const char *out)
 {
 	if (g_str_has_suffix(out, ".svg"))
-		return "svg size 900,540 dynamic enhanced font 'sans,11'";
+		return "svg size 900,540 dynamic noenhanced font 'sans,11'";
 	if (g_str_has_suffix(out, ".png"))
-		return "pngcairo size 900,540 enhanced font 'sans,10'";
+		return "pngcairo size 900,540 noenhanced font 'sans,10'";
 	return NULL;
 }
 

@@ -36,6 +36,7 @@ struct tracer {
 	unsigned int running, *waiters;
 	int64_t flows;
 	uint64_t events;
+	bool opened; /* the counters' values at the window's start given */
 };
 
 static double us(sim_time_t t)
@@ -79,6 +80,8 @@ static void slice(struct tracer *tr, int pid, int64_t tid, const char *name,
 		return;
 	b = SIM_MAX(b, tr->from);
 	e = SIM_MIN(e, tr->to);
+	if (e == b && b == 0) /* dispatched at once: not preempted */
+		return;
 	o = ev("X", name, cat, pid, tid, b);
 	json_object_set_double_member(o, "dur", us(e - b));
 	if (key) {
@@ -144,6 +147,25 @@ static void lock_name(char *buf, size_t n, const char *what, int64_t lock)
 	g_snprintf(buf, n, "%s lock %" PRId64, what, lock);
 }
 
+/*
+ * The counters as they stand when the window opens: a counter is drawn
+ * from its events, and one that does not change inside the window (no
+ * dispatch in a 1 ms window of 10 ms slices) would have none.
+ */
+static void open_window(struct tracer *tr)
+{
+	char name[48];
+
+	tr->opened = true;
+	counter(tr, PID_PCPU, "running vCPUs", "vCPUs", tr->from, tr->running);
+	for (unsigned int l = 0; l < tr->nlocks; l++)
+		if (tr->waiters[l]) {
+			lock_name(name, sizeof(name), "waiters on", l);
+			counter(tr, PID_VCPU, name, "waiters", tr->from,
+				tr->waiters[l]);
+		}
+}
+
 static void on_record(void *data, sim_time_t t, enum sim_tl_kind k, int32_t cpu,
 		      int64_t a, int64_t b)
 {
@@ -151,6 +173,8 @@ static void on_record(void *data, sim_time_t t, enum sim_tl_kind k, int32_t cpu,
 	struct vtrack *v;
 	char name[48];
 
+	if (!tr->opened && t >= tr->from)
+		open_window(tr);
 	if ((unsigned int)cpu >= tr->ncpus)
 		return;
 	v = &tr->v[cpu];
@@ -287,6 +311,9 @@ static void finish(struct tracer *tr)
 {
 	char name[48];
 
+	if (!tr->opened)
+		open_window(tr);
+
 	for (unsigned int p = 0; p < tr->npcpus; p++) {
 		g_snprintf(name, sizeof(name), "vCPU %" PRId64, tr->run[p].arg);
 		close_slice(tr, &tr->run[p], PID_PCPU, p, name, "run", tr->to,
@@ -375,8 +402,13 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 		tr.run[p].since = tr.disp[p].since = SIM_TIME_NEVER;
 	tr.v = g_new0(struct vtrack, tr.ncpus);
 	for (unsigned int c = 0; c < tr.ncpus; c++)
-		tr.v[c].wait.since = tr.v[c].hold.since = tr.v[c].off.since =
-			tr.v[c].asleep.since = SIM_TIME_NEVER;
+		tr.v[c].wait.since = tr.v[c].hold.since = tr.v[c].asleep.since =
+			SIM_TIME_NEVER;
+	/* every vCPU starts runnable and not dispatched: preempted until
+	 * it first runs (one that is never dispatched in the window is
+	 * drawn so, not left blank) */
+	for (unsigned int c = 0; c < tr.ncpus; c++)
+		tr.v[c].off = (struct open_slice){0, 0};
 	tr.waiters = g_new0(unsigned int, SIM_MAX(tr.nlocks, 1u));
 	fprintf(tr.out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	tracks(&tr);
