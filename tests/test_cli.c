@@ -552,6 +552,101 @@ START_TEST(test_seed_range)
 }
 END_TEST
 
+/* The one text value of @sql in the database @path. */
+static char *db_row(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	char *v;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK,
+		      "%s", sqlite3_errmsg(db));
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	v = g_strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * A torture audit's findings: the stored row and the output do not
+ * depend on --jobs (a second worker's failing seed past the first was
+ * counted and written), a mutant's row names its lock, --time stops at
+ * the last seed, and options that would do nothing are refused.
+ */
+START_TEST(test_torture_rows_and_options)
+{
+	g_autofree char *dir = g_dir_make_tmp("qsim-tt-XXXXXX", NULL);
+	char *row[2] = {NULL, NULL};
+
+	for (int j = 0; j < 2; j++) {
+		g_autofree char *db = g_strdup_printf("%s/d%d.db", dir, j + 1);
+		g_autofree char *outd = g_strdup_printf("%s/o%d", dir, j + 1);
+		g_autofree char *two = g_strdup_printf("%s/seed-2.ini", outd);
+		g_autofree char *out = NULL, *err = NULL;
+
+		/* busted fails on every seed: the first is the result */
+		ck_assert_int_eq(qsim(&out, &err, "torture", "--lock", "busted",
+				      "--seeds", "40", "--jobs", j ? "2" : "1",
+				      "--db", db, "--out", outd, NULL),
+				 2);
+		ck_assert_msg(strstr(out, "torture: 1 seed in"), "%s", out);
+		ck_assert(!g_file_test(two, G_FILE_TEST_EXISTS));
+		row[j] = db_row(db, "SELECT seeds_run || ' ' || failures || "
+				    "' ' || events || ' ' || seeds_asked "
+				    "FROM torture_runs");
+	}
+	ck_assert_str_eq(row[0], row[1]);
+	ck_assert_msg(g_str_has_prefix(row[0], "1 1 "), "%s", row[0]);
+	{
+		g_autofree char *db = g_strdup_printf("%s/m.db", dir);
+		g_autofree char *v = NULL;
+
+		ck_assert_int_eq(qsim(NULL, NULL, "torture", "--mutant",
+				      "ppc_unlock_word", "--seeds", "1", "--db",
+				      db, "--out", dir, NULL),
+				 2);
+		v = db_row(db, "SELECT lock FROM torture_runs");
+		ck_assert_str_eq(v, "ppc_qspinlock");
+	}
+	{
+		g_autofree char *out = NULL, *err = NULL;
+
+		ck_assert_int_eq(qsim(&out, &err, "torture", "--lock", "ticket",
+				      "--first-seed", "9223372036854775807",
+				      "--time", "50ms", "--no-store", NULL),
+				 0);
+		ck_assert_msg(strstr(out, "torture: 1 seed in"), "%s", out);
+	}
+	{
+		static const char *const bad[][4] = {
+			{"--lock", "ticket", "--mapping", "kvm"},
+			{"--no-store", "--tag", "x", NULL},
+			{"--time", "0s", NULL, NULL},
+			{"--time", "5", NULL, NULL},
+			{"--lock", "nosuch", NULL, NULL},
+		};
+		static const char *const says[] = {
+			"has no pv mapping", "--no-store with --tag",
+			"ms, s, min or h", "ms, s, min or h", "one of tas,"};
+
+		for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+			g_autofree char *err = NULL;
+
+			ck_assert_int_eq(qsim(NULL, &err, "torture", bad[i][0],
+					      bad[i][1], bad[i][2], bad[i][3],
+					      NULL),
+					 1);
+			ck_assert_msg(strstr(err, says[i]), "%s", err);
+		}
+	}
+	g_free(row[0]);
+	g_free(row[1]);
+	tu_rm_rf(dir);
+}
+END_TEST
+
 /* A bad --stat-interval is named as the option the user gave, not as
  * the --set it becomes (it said "--set workload.stat_interval"). */
 START_TEST(test_stat_interval_named)
@@ -850,6 +945,7 @@ int main(void)
 	tcase_add_test(tc, test_bench_compare);
 	tcase_add_test(tc, test_validate);
 	tcase_add_test(tc, test_outputs_where_pointed);
+	tcase_add_test(tc, test_torture_rows_and_options);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

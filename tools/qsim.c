@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -827,6 +828,35 @@ static bool parse_no_args(GOptionContext *ctx, const char *what, int *argc,
 	return true;
 }
 
+/* Does lock @ops read [lock] @key? */
+static bool reads_key(const struct lk_ops *ops, const char *key)
+{
+	g_auto(GStrv) keys =
+		g_strsplit(ops->params ? ops->params : "", " ", -1);
+
+	return g_strv_contains((const char *const *)keys, key);
+}
+
+/* A host time for --time: a number above 0 with ms, s, min or h. */
+static bool parse_host_time(const char *v, double *seconds)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = {{"ms", 1e-3}, {"min", 60}, {"s", 1}, {"h", 3600}};
+	char *end;
+	double x = g_ascii_strtod(v, &end);
+
+	if (end == v || !isfinite(x) || x <= 0 || !g_ascii_isdigit(*v))
+		return false;
+	for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			*seconds = x * units[i].s;
+			return *seconds <= 1e9;
+		}
+	return false;
+}
+
 static int cmd_torture(int argc, char **argv)
 {
 	g_autofree char *lock = NULL, *mapping = NULL, *mutant = NULL;
@@ -876,10 +906,14 @@ static int cmd_torture(int argc, char **argv)
 	if (!parse_no_args(ctx, "qsim torture", &argc, &argv))
 		return EXIT_INPUT;
 	if (lock && !lk_find(lock)) {
+		g_autoptr(GString) names = g_string_new(NULL);
+
+		for (unsigned int i = 0; lk_registry[i]; i++)
+			g_string_append_printf(names, "%s%s", i ? ", " : "",
+					       lk_registry[i]->name);
 		fprintf(stderr,
-			"qsim torture: --lock '%s': not a lock; see "
-			"qsim list locks\n",
-			lock);
+			"qsim torture: --lock '%s': not a lock; one of %s\n",
+			lock, names->str);
 		return EXIT_INPUT;
 	}
 	if (mapping && !lk_pv_mapping_valid(mapping)) {
@@ -904,10 +938,15 @@ static int cmd_torture(int argc, char **argv)
 		}
 	}
 	if (mutant && !lk_find_mutant(mutant)) {
+		g_autoptr(GString) names = g_string_new(NULL);
+
+		for (unsigned int i = 0; lk_mutants[i]; i++)
+			g_string_append_printf(names, "%s%s", i ? ", " : "",
+					       lk_mutants[i]->mutant);
 		fprintf(stderr,
-			"qsim torture: --mutant '%s': not a mutant; "
-			"see qsim list mutants\n",
-			mutant);
+			"qsim torture: --mutant '%s': not a mutant; one of "
+			"%s (qsim list mutants says what each breaks)\n",
+			mutant, names->str);
 		return EXIT_INPUT;
 	}
 	if (mutant && lock && strcmp(lock, lk_find_mutant(mutant)->name)) {
@@ -919,6 +958,29 @@ static int cmd_torture(int argc, char **argv)
 	}
 	if (seeds && time) {
 		fprintf(stderr, "qsim torture: --seeds or --time, not both\n");
+		return EXIT_INPUT;
+	}
+	/* a mapping for a lock that has no pv paths would do nothing (and
+	 * be stored as if it had) */
+	if (mapping) {
+		const struct lk_ops *ops =
+			mutant ? lk_find_mutant(mutant)
+			       : lk_find(lock ? lock : "pv_qspinlock");
+
+		if (!reads_key(ops, "pv_mapping")) {
+			fprintf(stderr,
+				"qsim torture: --mapping %s: lock %s has no "
+				"pv mapping (pv_qspinlock, qrwlock and "
+				"kernel_pv_qspinlock have)\n",
+				mapping, ops->name);
+			return EXIT_INPUT;
+		}
+	}
+	if (no_store && (db || tag)) {
+		fprintf(stderr,
+			"qsim torture: --no-store with %s: nothing is stored, "
+			"so it would do nothing; give one or the other\n",
+			db ? "--db" : "--tag");
 		return EXIT_INPUT;
 	}
 	o.seeds = 1000;
@@ -933,17 +995,15 @@ static int cmd_torture(int argc, char **argv)
 		}
 	}
 	if (time) {
-		sim_time_t t;
-
-		if (!sim_parse_time(time, &t) || !t) {
+		if (!parse_host_time(time, &o.host_seconds)) {
 			fprintf(stderr,
-				"qsim torture: --time '%s': a time "
-				"with a unit (e.g. 90s, 500ms)\n",
+				"qsim torture: --time '%s': a host time above "
+				"0 with a unit: ms, s, min or h (e.g. 90s, "
+				"10min, 2h)\n",
 				time);
 			return EXIT_INPUT;
 		}
 		o.seeds = 0;
-		o.host_seconds = (double)t / (double)SIM_S;
 	}
 	o.first_seed = 1;
 	if (first) {
@@ -1357,13 +1417,28 @@ static int cmd_trace(int argc, char **argv)
 		res.events, sim_format_time(res.from_ps, b1, sizeof(b1)),
 		sim_format_time(res.to_ps, b2, sizeof(b2)), o.out);
 	if (res.status != WL_OK) {
+		const char *at =
+			sim_format_time(res.violation_ps, b1, sizeof(b1));
+		char up[32]; /* a --to at or past it: whole microseconds */
+		g_autofree char *after =
+			res.violation_ps > res.to_ps
+				? g_strdup_printf(
+					  ", after the window: --to %s shows "
+					  "it",
+					  sim_format_time((res.violation_ps +
+							   SIM_US - 1) /
+								  SIM_US *
+								  SIM_US,
+							  up, sizeof(up)))
+				: NULL;
+
 		fprintf(stderr,
 			"qsim trace: VIOLATION at %s: %s; the run stopped "
 			"there%s (qsim run gives the report)\n",
-			sim_format_time(res.violation_ps, b1, sizeof(b1)),
-			res.violation,
+			at, res.violation,
 			res.violation_ps < res.from_ps
 				? ", before the window: nothing is in it"
+			: after ? after
 				: "");
 		g_free(res.violation);
 		return EXIT_VIOLATION;

@@ -257,12 +257,13 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 /* Schema 16: the kernel files a run's or a torture's kernel_* lock was
  * built from, as one SHA-256 (config.h, cfg_ktree_files_sha256), and the
  * tree a torture ran (NULL for qsim's own locks). */
-#define KTREE_DIGEST_DDL                                              \
-	"ALTER TABLE kernel_tree ADD COLUMN files_sha256 TEXT;\n"     \
-	"ALTER TABLE torture_runs ADD COLUMN kernel_tree TEXT;\n"     \
-	"ALTER TABLE torture_runs ADD COLUMN kernel_version TEXT;\n"  \
-	"ALTER TABLE torture_runs ADD COLUMN kernel_describe TEXT;\n" \
-	"ALTER TABLE torture_runs ADD COLUMN kernel_files_sha256 TEXT;\n"
+#define KTREE_DIGEST_DDL                                                  \
+	"ALTER TABLE kernel_tree ADD COLUMN files_sha256 TEXT;\n"         \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_tree TEXT;\n"         \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_version TEXT;\n"      \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_describe TEXT;\n"     \
+	"ALTER TABLE torture_runs ADD COLUMN kernel_files_sha256 TEXT;\n" \
+	"ALTER TABLE torture_runs ADD COLUMN seeds_asked INTEGER;\n"
 
 /* Schema 12 too: each `qsim torture` and its failing seeds. */
 #define TORTURE_DDL                                                     \
@@ -1662,8 +1663,8 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 			       "failures, host_seconds, simulated_ps, events, "
 			       "interrupted, memory, kernel_tree, "
 			       "kernel_version, kernel_describe, "
-			       "kernel_files_sha256) VALUES (?,?,?,?,?,?,?,?,?,"
-			       "?,?,?,?,?,?,?,?,?,?)",
+			       "kernel_files_sha256, seeds_asked) VALUES (?,?,"
+			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		    st->db,
@@ -1678,7 +1679,7 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 	bind_text(s, i++, store_version());
 	bind_text(s, i++, store_binary_sha256());
 	bind_text(s, i++, st->tag);
-	bind_text(s, i++, o->lock ? o->lock : "pv_qspinlock");
+	bind_text(s, i++, torture_lock(o));
 	bind_text(s, i++, o->mapping);
 	bind_text(s, i++, o->mutant);
 	sqlite3_bind_int64(s, i++, (sqlite3_int64)o->first_seed);
@@ -1693,13 +1694,17 @@ bool store_torture_insert(struct store *st, const struct torture_opts *o,
 		  o->memory && strcmp(o->memory, "sc") ? o->memory : NULL);
 	{
 		const struct lk_ktree_identity *kt =
-			lk_ktree_of(o->lock ? o->lock : "pv_qspinlock");
+			lk_ktree_of(torture_lock(o));
 
 		bind_text(s, i++, kt ? kt->path : NULL);
 		bind_text(s, i++, kt ? kt->version : NULL);
 		bind_text(s, i++, kt ? kt->describe : NULL);
 		bind_text(s, i++, kt ? cfg_ktree_files_sha256() : NULL);
 	}
+	if (o->seeds) /* --time: NULL */
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)o->seeds);
+	else
+		sqlite3_bind_null(s, i++);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		fail(st, error, "inserting the torture run");
 		goto rollback;

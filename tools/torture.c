@@ -28,14 +28,19 @@ static double prob(struct sim_rng *r, double max)
 	return floor(sim_rng_unit(r) * max * 1000.0) / 1000.0;
 }
 
+const char *torture_lock(const struct torture_opts *o)
+{
+	return o->lock	   ? o->lock
+	       : o->mutant ? lk_find_mutant(o->mutant)->name
+			   : "pv_qspinlock";
+}
+
 char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 {
 	struct sim_rng r;
 	GString *s = g_string_new(NULL);
 	unsigned int vcpus, pcpus;
-	const char *lock = o->lock     ? o->lock
-			   : o->mutant ? lk_find_mutant(o->mutant)->name
-				       : "pv_qspinlock";
+	const char *lock = torture_lock(o);
 	const char *mapping;
 	static const unsigned int spins[] = {16, 64, 256, 1024, 32768};
 
@@ -234,6 +239,13 @@ struct job {
 	unsigned int workers_left;
 	/* seeds finished past res->next_seed (the done prefix's end) */
 	GHashTable *done_after;
+	GArray *recs; /* struct seed_rec, one per seed finished */
+};
+
+/* What one finished seed adds to the totals. */
+struct seed_rec {
+	uint64_t seed, events;
+	sim_time_t measured_ps;
 };
 
 static bool job_take(struct job *j, uint64_t *seed)
@@ -264,18 +276,15 @@ static void job_done(struct job *j, uint64_t seed, char *text,
 		*k = seed;
 		g_hash_table_add(j->done_after, k);
 	}
-	j->res->seeds_run++;
-	j->res->events += res->events;
-	j->res->sim_seconds += (double)res->measured_ps / (double)SIM_S;
+	j->res->seeds_run++; /* for the progress line; final: below */
+	g_array_append_val(j->recs, ((struct seed_rec){seed, res->events,
+						       res->measured_ps}));
 	if (res->status != WL_OK) {
 		struct torture_failure f = {seed, g_strdup(res->violation_msg),
 					    g_strdup(text)};
 
 		g_array_append_val(j->res->failed, f);
 		j->res->failures++;
-		if (!j->o->quiet)
-			fprintf(j->out, "seed %" PRIu64 ": %s\n", seed,
-				res->violation_msg);
 		/* Report the lowest failing seed: independent of timing. */
 		if (!j->fail_text || seed < j->fail_seed) {
 			g_free(j->fail_text);
@@ -358,6 +367,53 @@ static void progress(struct job *j, gint64 t0, bool last)
 	fflush(o->progress);
 }
 
+/*
+ * The result, whatever the number of jobs and their timing: the seeds
+ * from the first that all ran (an interrupted torture's prefix, which
+ * it goes on from), and without --keep-going only up to the lowest
+ * failing seed; the seeds other workers finished past that are left out
+ * of the counts (they ran only because several ran at once), and so are
+ * their failures when the torture stops at the first.
+ */
+static void settle(struct job *j, const struct torture_opts *o,
+		   struct torture_result *res)
+{
+	uint64_t limit = res->interrupted ? res->next_seed : UINT64_MAX;
+	guint k = 0;
+
+	if (j->fail_text && !o->keep_going)
+		limit = SIM_MIN(limit, j->fail_seed + 1);
+	res->seeds_run = res->events = 0;
+	res->sim_seconds = 0;
+	for (guint i = 0; i < j->recs->len; i++) {
+		const struct seed_rec *r =
+			&g_array_index(j->recs, struct seed_rec, i);
+
+		if (r->seed >= limit)
+			continue;
+		res->seeds_run++;
+		res->events += r->events;
+		res->sim_seconds += (double)r->measured_ps / (double)SIM_S;
+	}
+	/* an interrupted torture's failures past its prefix are kept: they
+	 * are found, and the next run finds them again */
+	for (guint i = 0; i < res->failed->len; i++) {
+		struct torture_failure *f =
+			&g_array_index(res->failed, struct torture_failure, i);
+
+		if (o->keep_going || !j->fail_text || f->seed <= j->fail_seed) {
+			g_array_index(res->failed, struct torture_failure,
+				      k++) = *f;
+		} else {
+			g_free(f->violation);
+			g_free(f->scenario);
+		}
+	}
+	g_array_set_size(res->failed, k);
+	res->failures = k;
+	g_array_free(j->recs, TRUE);
+}
+
 static gint cmp_seed(gconstpointer a, gconstpointer b)
 {
 	uint64_t x = ((const struct torture_failure *)a)->seed;
@@ -384,10 +440,12 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	j.res = res;
 	j.out = out;
 	j.next = o->first_seed;
-	j.end = o->seeds ? o->first_seed + o->seeds : UINT64_MAX;
+	/* --time: up to the last seed a run accepts */
+	j.end = o->seeds ? o->first_seed + o->seeds : CFG_SEED_MAX + 1;
 	j.deadline = o->seeds ? 0 : t0 + (gint64)(o->host_seconds * 1e6);
 	j.done_after = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 					     g_free, NULL);
+	j.recs = g_array_new(FALSE, FALSE, sizeof(struct seed_rec));
 	res->next_seed = o->first_seed;
 	res->failed = g_array_new(FALSE, FALSE, sizeof(struct torture_failure));
 	g_mutex_init(&j.lock);
@@ -425,6 +483,13 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	res->interrupted = sim_interrupt != 0;
 	g_array_sort(res->failed, cmp_seed);
 	res->host_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
+	settle(&j, o, res);
+	for (guint i = 0; !o->quiet && i < res->failed->len; i++) {
+		const struct torture_failure *f =
+			&g_array_index(res->failed, struct torture_failure, i);
+
+		fprintf(out, "seed %" PRIu64 ": %s\n", f->seed, f->violation);
+	}
 
 	if (j.fail_text) {
 		g_autofree char *ini = g_strdup_printf(

@@ -37,6 +37,8 @@ struct torture_failure {
 };
 
 struct torture_result {
+	/* from first_seed, the seeds that all ran: up to the first failure
+	 * without --keep-going, the prefix that ran when interrupted */
 	uint64_t seeds_run;
 	uint64_t failures;
 	uint64_t first_failing_seed; /* valid when failures > 0 */
@@ -52,6 +54,8 @@ struct torture_result {
 	uint64_t next_seed;
 };
 
+/* The lock tortured: --lock, a mutant's, or pv_qspinlock. */
+const char *torture_lock(const struct torture_opts *o);
 /* The scenario text torture generates for @seed (deterministic). */
 char *torture_scenario(const struct torture_opts *o, uint64_t seed);
 /* Run; prints progress and the summary to @out.  False on bad options. */

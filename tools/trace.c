@@ -349,6 +349,7 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	g_autofree char *dur = NULL, *wu = NULL;
 	char b1[32], b2[32];
 	const char *sets[3];
+	sim_time_t end, drain_end;
 	bool ok;
 
 	tr.from = o->from_set ? o->from_ps : cfg->warmup_ps;
@@ -366,22 +367,34 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 					sizeof(b2)));
 		return false;
 	}
-	if (tr.to > cfg->warmup_ps + cfg->duration_ps) {
+	/* Past the run's end: its drain phase ([check] drain), where a
+	 * wake-up lost late in the run is caught, at most hang_bound +
+	 * sleep_bound long. */
+	end = cfg->warmup_ps + cfg->duration_ps;
+	drain_end = cfg->drain ? end + cfg->hang_bound_ps + cfg->sleep_bound_ps
+			       : end;
+	if (tr.to > drain_end) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "--to %s: after the run's end, %s",
+			    cfg->drain
+				    ? "--to %s: after the run's drain, which "
+				      "ends by %s"
+				    : "--to %s: after the run's end, %s",
 			    sim_format_time(tr.to, b1, sizeof(b1)),
-			    sim_format_time(cfg->warmup_ps + cfg->duration_ps,
-					    b2, sizeof(b2)));
+			    sim_format_time(drain_end, b2, sizeof(b2)));
 		return false;
 	}
 	/* The same run, ended at the window's end: what happens before it
-	 * does not depend on when the run stops. */
-	wu = g_strdup_printf("run.warmup=%" PRIu64 "ps",
-			     (uint64_t)SIM_MIN(cfg->warmup_ps, tr.to));
-	dur = g_strdup_printf(
-		"run.duration=%" PRIu64 "ps",
-		(uint64_t)SIM_MAX(tr.to - SIM_MIN(cfg->warmup_ps, tr.to),
-				  (sim_time_t)SIM_US));
+	 * does not depend on when the run stops.  A window into the drain
+	 * runs the whole run: the drain starts at its end. */
+	if (tr.to <= end) {
+		wu = g_strdup_printf("run.warmup=%" PRIu64 "ps",
+				     (uint64_t)SIM_MIN(cfg->warmup_ps, tr.to));
+		dur = g_strdup_printf(
+			"run.duration=%" PRIu64 "ps",
+			(uint64_t)SIM_MAX(
+				tr.to - SIM_MIN(cfg->warmup_ps, tr.to),
+				(sim_time_t)SIM_US));
+	}
 	sets[0] = wu;
 	sets[1] = dur;
 	sets[2] = NULL;
