@@ -150,19 +150,16 @@ static const struct bad bad_inputs[] = {
 	 NULL,
 	 {"[workload] ipi_prob", "0 to 1", NULL}},
 	/* workload keys that would do nothing, or not what they say */
-	{"[workload]\nsteps = 8\n",
-	 NULL,
-	 {"[workload] steps = 8", "ebizzy, kbuild and netperf", "0 or 1"}},
 	{"[workload]\ntype = locktorture\nlocks = 4\npick = step\n",
 	 NULL,
 	 {"[workload] pick = step", "only lock 0 of the 4", "random or vcpu"}},
-	{"[workload]\nnest_prob = 0.5\n",
-	 NULL,
-	 {"[workload] nest_prob = 0.5", "locks = 1", "2 or more"}},
 	{"[workload]\nlong_hold_prob = 0.1\nlong_hold = 40ms\n"
 	 "[check]\nhang_bound = 30ms\n",
 	 NULL,
 	 {"[workload] long_hold = 40ms", "[check] hang_bound = 30ms", NULL}},
+	{"[check]\nsleep_bound = 5us\n",
+	 NULL,
+	 {"[check] sleep_bound = 5us", "wake_latency (5us here)", NULL}},
 	{"[lock]\ntype = qrwlock\n[workload]\nreaders = 4\n",
 	 "workload.read_pct=50",
 	 {"[workload] read_pct = 50 together with readers = 4",
@@ -309,9 +306,11 @@ START_TEST(test_policy_checks_and_blame)
 	/* 40 vCPUs on 1 pCPU: at least 0.05 PU each is 2 PU, more than
 	 * the pool's 1. */
 	ck_assert_ptr_null(cfg_load_text("t.ini", text, (char **)pvm, &err));
-	ck_assert_msg(strstr(err->message, "entitlement add up to 2.00 "
-					   "processing units, more than the 1 "
-					   "pCPUs"),
+	ck_assert_msg(strstr(err->message,
+			     "[partition] vcpus = 40: under "
+			     "powervm each vCPU is entitled to "
+			     "at least 0.05 processing units, "
+			     "2.00 in all, more than the 1 pCPUs"),
 		      "%s", err->message);
 	g_clear_error(&err);
 

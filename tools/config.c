@@ -267,8 +267,8 @@ static const struct cfg_key cfg_keys[] = {
 	 "(returning an older value)"},
 	{"machine", "store_delay", CT_TIME, "1us", 0, T(SIM_MS), NULL,
 	 OFF(store_delay_ps),
-	 "memory = power: the most a store may become visible after its "
-	 "line is ours (half the stores get a random share of it)"},
+	 "memory = tso or power: the most a store may become visible after "
+	 "its line is ours (half the stores get a random share of it)"},
 	{"machine", "atomics", CT_ENUM, PRESET, 0, 0, choice_atomics,
 	 OFF(atomics),
 	 "llsc: larx/stcx. pairs that can lose their reservation (POWER); "
@@ -1329,6 +1329,7 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 			     GError **error)
 {
 	unsigned int sum;
+	bool auto_ent;
 	/* Entitlements are PowerVM's: rr and kvm do not read them, and
 	 * their limits (0.05 to 1.0 PU a vCPU) would cap overcommit at 20x
 	 * there. */
@@ -1349,6 +1350,7 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 			return false;
 		}
 	}
+	auto_ent = !cfg->entitlement_cpu;
 	if (!cfg->entitlement_cpu)
 		cfg->entitlement_cpu = fair_share(cfg, cfg->vcpus);
 	for (unsigned int i = 0; i < cfg->noise_parts; i++)
@@ -1370,11 +1372,37 @@ static bool check_partitions(struct qsim_config *cfg, const char *path,
 		sum += np->entitlement_cpu;
 	}
 	if (sum > 100 * cfg->pcpus) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [partition] and [noise] entitlement add up "
-			    "to %u.%02u processing units, more than the %u "
-			    "pCPUs of the pool",
-			    path, sum / 100, sum % 100, cfg->pcpus);
+		g_autofree char *pool =
+			cfg->overcommit_req > 0
+				? g_strdup_printf(" ([machine] overcommit = %g "
+						  "made it)",
+						  cfg->overcommit_req)
+				: g_strdup("");
+
+		if (cfg->noise_parts)
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [partition] entitlement and [noise] "
+				    "entitlement add up to %u.%02u processing "
+				    "units, more than the %u pCPUs of the "
+				    "pool%s: together at most %u.00",
+				    path, sum / 100, sum % 100, cfg->pcpus,
+				    pool, cfg->pcpus);
+		else if (auto_ent) /* the least there is: 0.05 a vCPU */
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [partition] vcpus = %u: under powervm "
+				    "each vCPU is entitled to at least 0.05 "
+				    "processing units, %u.%02u in all, more "
+				    "than the %u pCPUs of the pool%s; at most "
+				    "%u vCPUs a pCPU",
+				    path, cfg->vcpus, sum / 100, sum % 100,
+				    cfg->pcpus, pool, 20);
+		else
+			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+				    "%s: [partition] entitlement = %u.%02u: "
+				    "more processing units than the %u pCPUs "
+				    "of the pool%s; at most %u.00",
+				    path, sum / 100, sum % 100, cfg->pcpus,
+				    pool, cfg->pcpus);
 		return false;
 	}
 	return true;
@@ -1400,9 +1428,10 @@ static bool parse_smt_tput(struct qsim_config *cfg, const char *path,
 	if (!ok)
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [machine] smt_throughput = '%s': expected at "
-			    "least smt (%u) and at most %d percentages, "
-			    "comma separated, the first 100 and none below "
-			    "the one before",
+			    "least [machine] smt (%u) and at most %d "
+			    "percentages, comma separated, the first 100 and "
+			    "none below the one before (a core's throughput "
+			    "with 1, 2, ... busy threads: set it with smt)",
 			    path, cfg->smt_tput_text, cfg->smt, SIM_SMT_MAX);
 	return ok;
 }
@@ -1460,10 +1489,11 @@ static bool check_host_limits(const struct qsim_config *cfg, const char *path,
 }
 
 /*
- * [workload] keys that would have no effect, or one other than the docs
- * give, for the workload type and locks asked for (an audit found them
- * accepted silently: steps changed a locktest's stored units and
- * nothing else).
+ * [workload] combinations that cannot give what they ask for.  A key of
+ * another workload type (steps for a locktest, say) or one with nothing
+ * to act on (nest_prob with one lock) is ignored, as a [lock] key of
+ * another lock type is: a sweep or compare varies the type or the locks
+ * over one scenario.
  */
 static bool workload_checks(struct qsim_config *cfg, const char *path,
 			    GError **error)
@@ -1471,14 +1501,6 @@ static bool workload_checks(struct qsim_config *cfg, const char *path,
 	enum wl_type t = wl_type_parse(cfg->workload);
 	bool lockstep = t == WL_LOCKTEST || t == WL_LOCKTORTURE;
 
-	if (lockstep && cfg->steps > 1) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [workload] steps = %u: lock steps per unit of "
-			    "work are for type ebizzy, kbuild and netperf; a "
-			    "%s unit is one acquisition (steps 0 or 1)",
-			    path, cfg->steps, cfg->workload);
-		return false;
-	}
 	if (lockstep && strcmp(cfg->pick, "step") == 0 && cfg->nlocks > 1) {
 		g_set_error(
 			error, CFG_ERROR, CFG_ERROR_VALUE,
@@ -1487,15 +1509,6 @@ static bool workload_checks(struct qsim_config *cfg, const char *path,
 			"only lock 0 of the %u would be taken; use random "
 			"or vcpu (or type ebizzy, kbuild or netperf)",
 			path, cfg->workload, cfg->nlocks);
-		return false;
-	}
-	if (cfg->nest_prob > 0 && cfg->nlocks < 2) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [workload] nest_prob = %g: a nested "
-			    "acquisition takes a second lock of a higher "
-			    "index, and locks = %u; set locks to 2 or more, or "
-			    "nest_prob 0",
-			    path, cfg->nest_prob, cfg->nlocks);
 		return false;
 	}
 	if (cfg->long_hold_prob > 0 &&
@@ -1525,11 +1538,15 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	 * one-core chips with power9's two-core caches). */
 	if (cfg->cache_cores > cfg->cores_per_chip ||
 	    cfg->cores_per_chip % cfg->cache_cores) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [machine] cache_cores = %u: must divide "
-			    "cores_per_chip = %u (a cache is shared by cores "
-			    "of one chip)",
-			    path, cfg->cache_cores, cfg->cores_per_chip);
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [machine] cache_cores = %u: must divide "
+			"[machine] cores_per_chip = %u (a cache is shared "
+			"by cores of one chip); set both, or cores_per_chip "
+			"to a multiple of %u (the preset's %s gives "
+			"cache_cores %u)",
+			path, cfg->cache_cores, cfg->cores_per_chip,
+			cfg->cache_cores, cfg->preset, cfg->cache_cores);
 		return false;
 	}
 	if (!check_partitions(cfg, path, error) ||
@@ -1624,6 +1641,23 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 	}
 	if (!workload_checks(cfg, path, error))
 		return false;
+	/* a woken sleeper is away at least the wake latency: a bound at or
+	 * below it makes every sleep a "lost wake-up" */
+	if (cfg->sleep_bound_ps <= cfg_wake_latency(cfg)) {
+		char a[32], b[32];
+
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [check] sleep_bound = %s: at most [hypervisor] "
+			"wake_latency (%s here), the least a woken sleeper "
+			"is away, so every sleep would be a lost wake-up; "
+			"give more than %s",
+			path,
+			sim_format_time(cfg->sleep_bound_ps, a, sizeof(a)),
+			sim_format_time(cfg_wake_latency(cfg), b, sizeof(b)),
+			b);
+		return false;
+	}
 	if (cfg->ipi_targets && cfg->ipi_targets >= cfg->vcpus) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] ipi_targets = %u: a cross-call "

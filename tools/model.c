@@ -483,7 +483,13 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 	};
 	struct wl_params wp = {
 		.type = wl_type_parse(cfg->workload),
-		.steps = cfg->steps,
+		/* a locktest's or locktorture's unit is one acquisition:
+		 * steps is the other types' key */
+		.steps = wl_type_parse(cfg->workload) == WL_LOCKTEST ||
+					 wl_type_parse(cfg->workload) ==
+						 WL_LOCKTORTURE
+				 ? 1
+				 : cfg->steps,
 		.unit_idle = cfg->unit_idle.set ? &cfg->unit_idle.d : NULL,
 		.stat_interval_ps =
 			cfg->stat_interval_ps == SIM_TIME_NEVER
