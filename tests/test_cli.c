@@ -902,6 +902,51 @@ START_TEST(test_outputs_where_pointed)
 	}
 	ck_assert_int_eq(WEXITSTATUS(status), 1);
 	ck_assert_msg(strstr(err, "writing standard output"), "%s", err);
+	/* -o /dev/stdout into a redirected file: the shell's file, so
+	 * >> appends (it was replaced) */
+	{
+		g_autofree char *log = g_build_filename(dir, "log", NULL);
+		g_autofree char *sh_cmd = NULL, *got = NULL;
+		const char *sh[] = {"/bin/sh", "-c", NULL, NULL};
+
+		ck_assert(g_file_set_contents(log, "kept\n", -1, NULL));
+		sh_cmd = g_strdup_printf("%s export --db %s -o /dev/stdout "
+					 ">> %s",
+					 QSIM_BINARY, db, log);
+		sh[2] = sh_cmd;
+		ck_assert(g_spawn_sync(NULL, (char **)sh, NULL, 0, NULL, NULL,
+				       NULL, NULL, &status, NULL));
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+		ck_assert(g_file_get_contents(log, &got, NULL, NULL));
+		ck_assert_msg(g_str_has_prefix(got, "kept\nid,"), "%s", got);
+	}
+	/* a link to nothing yet: a failed export makes nothing there */
+	{
+		g_autofree char *dangling =
+			g_build_filename(dir, "dangling.csv", NULL);
+		g_autofree char *nothing =
+			g_build_filename(dir, "nothing.csv", NULL);
+
+		ck_assert_int_eq(symlink("nothing.csv", dangling), 0);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "export", "--db", db,
+				      "--tagged", "no-such-tag", "-o", dangling,
+				      NULL),
+				 1);
+		ck_assert(!g_file_test(nothing, G_FILE_TEST_EXISTS));
+		ck_assert_int_eq(qsim(NULL, NULL, "export", "--db", db, "-o",
+				      dangling, NULL),
+				 0);
+		ck_assert(g_file_test(nothing, G_FILE_TEST_IS_REGULAR));
+		ck_assert_int_eq(g_lstat(dangling, &st), 0);
+		ck_assert(S_ISLNK(st.st_mode));
+	}
+	/* trace's output too: exit 1, as every command's */
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(NULL, &err, "trace", tu_overcommit_ini(), "--set",
+			      "run.duration=1ms", "--set", "run.warmup=0ns",
+			      "-o", "/dev/full", NULL),
+			 1);
 	/* import checks every input before it makes the output */
 	ck_assert(g_file_set_contents(junk, "junk\n", -1, NULL));
 	g_clear_pointer(&err, g_free);

@@ -1963,7 +1963,14 @@ struct qsim_config *cfg_load_text(const char *path, const char *text,
 					      : "");
 				return NULL;
 			}
-			g_key_file_set_value(out, k->section, k->key, v);
+			/* as parsed: one digest, one resolved text */
+			if (k->type == CT_SHA256)
+				g_key_file_set_value(
+					out, k->section, k->key,
+					*(char **)((char *)cfg + k->off));
+			else
+				g_key_file_set_value(out, k->section, k->key,
+						     v);
 		}
 	}
 	{

@@ -118,11 +118,16 @@ static const char *clip(char buf[32], const char *s, int width)
 {
 	size_t n = strlen(s);
 
+	size_t keep = (size_t)width - 1;
+
 	if (n <= (size_t)width)
 		return s;
-	memcpy(buf, s, (size_t)width - 1);
-	buf[width - 1] = '~';
-	buf[width] = '\0';
+	/* not inside a UTF-8 character */
+	while (keep && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	memcpy(buf, s, keep);
+	buf[keep] = '~';
+	buf[keep + 1] = '\0';
 	return buf;
 }
 

@@ -30,6 +30,18 @@ bool qsim_out_open(struct qsim_out *o, const char *path, GError **error)
 		o->f = stdout;
 		return true;
 	}
+	/* /dev/stdout, /dev/fd/1 and the like when standard output is
+	 * redirected to a file: that file is the shell's to append to or
+	 * truncate, so write to standard output itself */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		struct stat out;
+
+		if (fstat(STDOUT_FILENO, &out) == 0 &&
+		    out.st_dev == st.st_dev && out.st_ino == st.st_ino) {
+			o->f = stdout;
+			return true;
+		}
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* a FIFO, a device, a terminal: written through */
 		if (S_ISDIR(st.st_mode)) {
@@ -43,24 +55,27 @@ bool qsim_out_open(struct qsim_out *o, const char *path, GError **error)
 		}
 		return true;
 	}
-	/* A regular file through any links, or a new name (a dangling
-	 * link's target is made by the rename of the link's own name: it
-	 * is written through instead, so the link stays). */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char *real = realpath(path, NULL);
+	/* A regular file through any links, or a new name; a dangling
+	 * link's target is made where the link points, the link kept. */
+	o->target = g_strdup(path);
+	for (int hops = 0; lstat(o->target, &st) == 0 && S_ISLNK(st.st_mode);
+	     hops++) {
+		g_autofree char *to = g_file_read_link(o->target, NULL);
+		char *next;
 
-		if (!real) {
-			o->f = fopen(path, "w");
-			if (!o->f) {
-				fail_errno(error, errno, path, "");
-				goto fail;
-			}
-			return true;
+		if (!to || hops == 40) {
+			fail_errno(error, ELOOP, path, "");
+			goto fail;
 		}
-		o->target = g_strdup(real);
-		free(real);
-	} else {
-		o->target = g_strdup(path);
+		if (g_path_is_absolute(to)) {
+			next = g_steal_pointer(&to);
+		} else {
+			g_autofree char *dir = g_path_get_dirname(o->target);
+
+			next = g_build_filename(dir, to, NULL);
+		}
+		g_free(o->target);
+		o->target = next;
 	}
 	o->tmp = g_strdup_printf("%s.XXXXXX", o->target);
 	fd = g_mkstemp_full(o->tmp, O_RDWR, 0666); /* umask applies */
@@ -92,9 +107,18 @@ bool qsim_out_close(struct qsim_out *o, bool keep, GError **error)
 	if (o->f == stdout) {
 		ok = !keep || qsim_stdout_flush(error);
 	} else {
-		bool bad = ferror(o->f) != 0;
-		int e = bad ? EIO : 0;
+		bool bad;
+		int e = 0;
 
+		/* what is still buffered first: its errno says why */
+		errno = 0;
+		bad = fflush(o->f) != 0;
+		if (bad)
+			e = errno;
+		if (!bad && ferror(o->f)) {
+			bad = true;
+			e = EIO;
+		}
 		if (fclose(o->f) != 0 && !bad) {
 			bad = true;
 			e = errno;

@@ -1407,8 +1407,11 @@ static int cmd_trace(int argc, char **argv)
 	catch_signals();
 	if (!trace_run(cfg, &o, &res, &err)) {
 		fprintf(stderr, "qsim trace: %s\n", err->message);
-		return err->domain == G_OPTION_ERROR ? EXIT_INPUT
-						     : EXIT_INTERNAL;
+		/* a bad window or an output that cannot be written: 1 */
+		return err->domain == G_OPTION_ERROR ||
+				       err->domain == G_FILE_ERROR
+			       ? EXIT_INPUT
+			       : EXIT_INTERNAL;
 	}
 	fprintf(strcmp(o.out, "-") ? stdout : stderr,
 		"qsim trace: %" PRIu64 " trace events from %s to %s in %s; "
@@ -1425,11 +1428,13 @@ static int cmd_trace(int argc, char **argv)
 				? g_strdup_printf(
 					  ", after the window: --to %s shows "
 					  "it",
-					  sim_format_time((res.violation_ps +
+					  sim_format_time(
+						  SIM_MIN((res.violation_ps +
 							   SIM_US - 1) /
 								  SIM_US *
 								  SIM_US,
-							  up, sizeof(up)))
+							  res.limit_ps),
+						  up, sizeof(up)))
 				: NULL;
 
 		fprintf(stderr,

@@ -523,12 +523,18 @@ static bool backfill_ktree_digest(struct store *st, GError **error)
 			       "run_id = ?",
 			       -1, &u, NULL) != SQLITE_OK)
 		return fail(st, error, "migrating to schema 16");
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(q, 0);
+	for (;;) {
+		int rc = sqlite3_step(q);
+		int64_t id;
 		g_autoptr(GPtrArray) lines =
 			g_ptr_array_new_with_free_func(g_free);
 		g_autofree char *sum = NULL;
 
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW)
+			return fail(st, error, "migrating to schema 16");
+		id = sqlite3_column_int64(q, 0);
 		sqlite3_reset(f);
 		sqlite3_bind_int64(f, 1, (sqlite3_int64)id);
 		while (sqlite3_step(f) == SQLITE_ROW)
@@ -539,9 +545,13 @@ static bool backfill_ktree_digest(struct store *st, GError **error)
 					(const char *)sqlite3_column_text(f, 0),
 					(const char *)sqlite3_column_text(f,
 									  1)));
-		sum = cfg_ktree_digest(lines);
+		/* no file rows: no digest to give (NULL) */
+		sum = lines->len ? cfg_ktree_digest(lines) : NULL;
 		sqlite3_reset(u);
-		sqlite3_bind_text(u, 1, sum, -1, SQLITE_STATIC);
+		if (sum)
+			sqlite3_bind_text(u, 1, sum, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(u, 1);
 		sqlite3_bind_int64(u, 2, (sqlite3_int64)id);
 		if (sqlite3_step(u) != SQLITE_DONE)
 			return fail(st, error, "migrating to schema 16");

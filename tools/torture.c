@@ -452,8 +452,11 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	g_cond_init(&j.changed);
 	j.workers_left = jobs;
 	pool = g_thread_pool_new(worker, &j, (gint)jobs, TRUE, error);
-	if (!pool)
+	if (!pool) {
+		g_hash_table_destroy(j.done_after);
+		g_array_free(j.recs, TRUE);
 		return false;
+	}
 	for (unsigned int i = 0; i < jobs; i++)
 		g_thread_pool_push(pool, GINT_TO_POINTER(i + 1), NULL);
 	{

@@ -348,7 +348,7 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	struct qsim_results r;
 	g_autofree char *dur = NULL, *wu = NULL;
 	char b1[32], b2[32];
-	const char *sets[3];
+	const char *sets[4];
 	sim_time_t end, drain_end;
 	bool ok;
 
@@ -384,9 +384,10 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 		return false;
 	}
 	/* The same run, ended at the window's end: what happens before it
-	 * does not depend on when the run stops.  A window into the drain
-	 * runs the whole run: the drain starts at its end. */
-	if (tr.to <= end) {
+	 * does not depend on when the run stops; without the drain, which
+	 * would start there and not where the run's own does.  A window
+	 * that reaches the run's end runs it all, drain included. */
+	if (tr.to < end) {
 		wu = g_strdup_printf("run.warmup=%" PRIu64 "ps",
 				     (uint64_t)SIM_MIN(cfg->warmup_ps, tr.to));
 		dur = g_strdup_printf(
@@ -397,7 +398,8 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	}
 	sets[0] = wu;
 	sets[1] = dur;
-	sets[2] = NULL;
+	sets[2] = wu ? "check.drain=false" : NULL;
+	sets[3] = NULL;
 	run = cfg_load_text(cfg->path, cfg->resolved, (char **)sets, error);
 	if (!run)
 		return false;
@@ -463,6 +465,7 @@ bool trace_run(const struct qsim_config *cfg, const struct trace_opts *o,
 	res->events = tr.events;
 	res->from_ps = tr.from;
 	res->to_ps = tr.to;
+	res->limit_ps = drain_end;
 	g_free(tr.run);
 	g_free(tr.disp);
 	g_free(tr.v);

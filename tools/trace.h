@@ -26,6 +26,7 @@ struct trace_opts {
 struct trace_result {
 	uint64_t events; /* trace events written */
 	sim_time_t from_ps, to_ps;
+	sim_time_t limit_ps; /* the latest --to: the end of the drain */
 	/* The run stopped at a model violation (WL_OK: it did not): when,
 	 * and its message (the caller frees it). */
 	enum wl_violation status;
