@@ -866,6 +866,7 @@ START_TEST(test_outputs_where_pointed)
 	g_autofree char *a2 = g_build_filename(dir, ".", "a.x", NULL);
 	g_autofree char *out = NULL, *err = NULL, *text = NULL;
 	g_autofree char *cmd = NULL;
+	g_autofree char *qdb = g_shell_quote(db);
 	GStatBuf st;
 	int status;
 
@@ -892,7 +893,8 @@ START_TEST(test_outputs_where_pointed)
 	ck_assert_int_eq(g_stat("/dev/full", &st), 0);
 	ck_assert(S_ISCHR(st.st_mode));
 	/* standard output's write errors too */
-	cmd = g_strdup_printf("%s export --db %s > /dev/full", QSIM_BINARY, db);
+	cmd = g_strdup_printf("%s export --db %s > /dev/full", QSIM_BINARY,
+			      qdb);
 	g_clear_pointer(&err, g_free);
 	{
 		const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
@@ -910,9 +912,11 @@ START_TEST(test_outputs_where_pointed)
 		const char *sh[] = {"/bin/sh", "-c", NULL, NULL};
 
 		ck_assert(g_file_set_contents(log, "kept\n", -1, NULL));
+		g_autofree char *qlog = g_shell_quote(log);
+
 		sh_cmd = g_strdup_printf("%s export --db %s -o /dev/stdout "
 					 ">> %s",
-					 QSIM_BINARY, db, log);
+					 QSIM_BINARY, qdb, qlog);
 		sh[2] = sh_cmd;
 		ck_assert(g_spawn_sync(NULL, (char **)sh, NULL, 0, NULL, NULL,
 				       NULL, NULL, &status, NULL));
@@ -941,12 +945,32 @@ START_TEST(test_outputs_where_pointed)
 		ck_assert_int_eq(g_lstat(dangling, &st), 0);
 		ck_assert(S_ISLNK(st.st_mode));
 	}
-	/* trace's output too: exit 1, as every command's */
+	/* trace's output too: exit 1, as every command's, and the reason
+	 * (its output passes stdio's buffer: the error comes from a write,
+	 * not from the close) */
 	g_clear_pointer(&err, g_free);
 	ck_assert_int_eq(qsim(NULL, &err, "trace", tu_overcommit_ini(), "--set",
 			      "run.duration=1ms", "--set", "run.warmup=0ns",
 			      "-o", "/dev/full", NULL),
 			 1);
+	ck_assert_msg(strstr(err, "No space left"), "%s", err);
+	/* --json /dev/stdout into a file: the file is the JSON alone (the
+	 * table goes to standard error, as with --json -) */
+	{
+		g_autofree char *jf = g_build_filename(dir, "c.json", NULL);
+		g_autofree char *qjf = g_shell_quote(jf);
+		g_autofree char *c2 = g_strdup_printf(
+			"%s compare --db %s --where lock.type=pv_qspinlock "
+			"--where lock.type=pv_qspinlock --json /dev/stdout > "
+			"%s",
+			QSIM_BINARY, qdb, qjf);
+		const char *sh[] = {"/bin/sh", "-c", c2, NULL};
+		g_autoptr(JsonParser) jp = json_parser_new();
+
+		ck_assert(g_spawn_sync(NULL, (char **)sh, NULL, 0, NULL, NULL,
+				       NULL, NULL, &status, NULL));
+		ck_assert(json_parser_load_from_file(jp, jf, NULL));
+	}
 	/* import checks every input before it makes the output */
 	ck_assert(g_file_set_contents(junk, "junk\n", -1, NULL));
 	g_clear_pointer(&err, g_free);

@@ -1340,8 +1340,8 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	judge(vs);
 	/* --json - or --csv -: standard output holds that alone, the table
 	 * and the verdicts go to standard error */
-	if ((o->json && !strcmp(o->json, "-")) ||
-	    (o->csv && !strcmp(o->csv, "-"))) {
+	if ((o->json && qsim_out_is_stdout(o->json)) ||
+	    (o->csv && qsim_out_is_stdout(o->csv))) {
 		data = out;
 		out = stderr;
 	}

@@ -19,6 +19,20 @@ static bool fail_errno(GError **error, int e, const char *path,
 	return false;
 }
 
+/* Is @path the file (or pipe, terminal) open as descriptor @fd? */
+static bool same_as_fd(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && fstat(fd, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+bool qsim_out_is_stdout(const char *path)
+{
+	return strcmp(path, "-") == 0 || same_as_fd(path, STDOUT_FILENO);
+}
+
 bool qsim_out_open(struct qsim_out *o, const char *path, GError **error)
 {
 	struct stat st;
@@ -26,21 +40,23 @@ bool qsim_out_open(struct qsim_out *o, const char *path, GError **error)
 
 	memset(o, 0, sizeof(*o));
 	o->path = g_strdup(path);
-	if (strcmp(path, "-") == 0) {
+	if (qsim_out_is_stdout(path)) {
 		o->f = stdout;
 		return true;
 	}
-	/* /dev/stdout, /dev/fd/1 and the like when standard output is
-	 * redirected to a file: that file is the shell's to append to or
-	 * truncate, so write to standard output itself */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		struct stat out;
+	/* /dev/stderr and the like: the file the shell opened for it is
+	 * its to append to or truncate, so write through that descriptor */
+	if (same_as_fd(path, STDERR_FILENO)) {
+		int d = dup(STDERR_FILENO);
 
-		if (fstat(STDOUT_FILENO, &out) == 0 &&
-		    out.st_dev == st.st_dev && out.st_ino == st.st_ino) {
-			o->f = stdout;
-			return true;
+		o->f = d >= 0 ? fdopen(d, "w") : NULL;
+		if (!o->f) {
+			fail_errno(error, errno, path, "");
+			if (d >= 0)
+				close(d);
+			goto fail;
 		}
+		return true;
 	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* a FIFO, a device, a terminal: written through */

@@ -23,6 +23,10 @@ struct qsim_out {
 	char *target; /* the regular file replaced */
 };
 
+/* Does @path write standard output: "-", or the file, pipe or terminal
+ * it is (/dev/stdout, /dev/fd/1, or its very file by name)?  Then the
+ * data must have it alone. */
+bool qsim_out_is_stdout(const char *path);
 /* Open @path for writing; false with @error (naming @path) if it cannot
  * be. */
 bool qsim_out_open(struct qsim_out *o, const char *path, GError **error);

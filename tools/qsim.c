@@ -1413,7 +1413,7 @@ static int cmd_trace(int argc, char **argv)
 			       ? EXIT_INPUT
 			       : EXIT_INTERNAL;
 	}
-	fprintf(strcmp(o.out, "-") ? stdout : stderr,
+	fprintf(qsim_out_is_stdout(o.out) ? stderr : stdout,
 		"qsim trace: %" PRIu64 " trace events from %s to %s in %s; "
 		"open it in the Perfetto UI (https://ui.perfetto.dev, "
 		"\"Open trace file\") or chrome://tracing\n",

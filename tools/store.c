@@ -537,7 +537,7 @@ static bool backfill_ktree_digest(struct store *st, GError **error)
 		id = sqlite3_column_int64(q, 0);
 		sqlite3_reset(f);
 		sqlite3_bind_int64(f, 1, (sqlite3_int64)id);
-		while (sqlite3_step(f) == SQLITE_ROW)
+		while ((rc = sqlite3_step(f)) == SQLITE_ROW)
 			g_ptr_array_add(
 				lines,
 				g_strdup_printf(
@@ -545,6 +545,8 @@ static bool backfill_ktree_digest(struct store *st, GError **error)
 					(const char *)sqlite3_column_text(f, 0),
 					(const char *)sqlite3_column_text(f,
 									  1)));
+		if (rc != SQLITE_DONE)
+			return fail(st, error, "migrating to schema 16");
 		/* no file rows: no digest to give (NULL) */
 		sum = lines->len ? cfg_ktree_digest(lines) : NULL;
 		sqlite3_reset(u);

@@ -434,6 +434,7 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	GThreadPool *pool;
 	gint64 t0 = g_get_monotonic_time();
 	unsigned int jobs = o->jobs ? o->jobs : g_get_num_processors();
+	GError *perr = NULL;
 
 	memset(res, 0, sizeof(*res));
 	j.o = o;
@@ -451,10 +452,22 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 	g_mutex_init(&j.lock);
 	g_cond_init(&j.changed);
 	j.workers_left = jobs;
-	pool = g_thread_pool_new(worker, &j, (gint)jobs, TRUE, error);
-	if (!pool) {
+	/* exclusive: it starts the threads now, and may give a pool and
+	 * an error when one would not start */
+	pool = g_thread_pool_new(worker, &j, (gint)jobs, TRUE, &perr);
+	if (!pool || perr) {
+		if (pool)
+			g_thread_pool_free(pool, TRUE, TRUE);
 		g_hash_table_destroy(j.done_after);
 		g_array_free(j.recs, TRUE);
+		g_array_free(res->failed, TRUE);
+		res->failed = NULL;
+		g_mutex_clear(&j.lock);
+		g_cond_clear(&j.changed);
+		g_propagate_error(error, g_steal_pointer(&perr));
+		if (error && !*error)
+			g_set_error(error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
+				    "no worker thread");
 		return false;
 	}
 	for (unsigned int i = 0; i < jobs; i++)

@@ -658,6 +658,10 @@ bool validate_main(const struct validate_opts *o, struct validate_result *res,
 	GThreadPool *tp;
 	bool ok = true;
 
+	/* --markdown to standard output: it has the table alone */
+	if (o->md_path && qsim_out_is_stdout(o->md_path))
+		out = stderr;
+
 	memset(res, 0, sizeof(*res));
 	if (!cases)
 		return false;
