@@ -552,23 +552,6 @@ START_TEST(test_seed_range)
 }
 END_TEST
 
-/* The one text value of @sql in the database @path. */
-static char *db_row(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *q;
-	char *v;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK,
-		      "%s", sqlite3_errmsg(db));
-	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-	v = g_strdup((const char *)sqlite3_column_text(q, 0));
-	sqlite3_finalize(q);
-	sqlite3_close(db);
-	return v;
-}
-
 /*
  * A torture audit's findings: the stored row and the output do not
  * depend on --jobs (a second worker's failing seed past the first was
@@ -593,9 +576,10 @@ START_TEST(test_torture_rows_and_options)
 				 2);
 		ck_assert_msg(strstr(out, "torture: 1 seed in"), "%s", out);
 		ck_assert(!g_file_test(two, G_FILE_TEST_EXISTS));
-		row[j] = db_row(db, "SELECT seeds_run || ' ' || failures || "
-				    "' ' || events || ' ' || seeds_asked "
-				    "FROM torture_runs");
+		row[j] =
+			tu_db_text(db, "SELECT seeds_run || ' ' || failures || "
+				       "' ' || events || ' ' || seeds_asked "
+				       "FROM torture_runs");
 	}
 	ck_assert_str_eq(row[0], row[1]);
 	ck_assert_msg(g_str_has_prefix(row[0], "1 1 "), "%s", row[0]);
@@ -607,7 +591,7 @@ START_TEST(test_torture_rows_and_options)
 				      "ppc_unlock_word", "--seeds", "1", "--db",
 				      db, "--out", dir, NULL),
 				 2);
-		v = db_row(db, "SELECT lock FROM torture_runs");
+		v = tu_db_text(db, "SELECT lock FROM torture_runs");
 		ck_assert_str_eq(v, "ppc_qspinlock");
 	}
 	{

@@ -13,7 +13,6 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
-#include <sqlite3.h>
 #include <string.h>
 
 #include "tests/testutil.h"
@@ -323,24 +322,6 @@ static char *fixture_digest(void)
 					     (gssize)all->len);
 }
 
-/* The one text value of @sql in @db. */
-static char *db_text(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *q = NULL;
-	char *v = NULL;
-
-	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK,
-		      "%s: %s", sql, sqlite3_errmsg(h));
-	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-	v = g_strdup((const char *)sqlite3_column_text(q, 0));
-	sqlite3_finalize(q);
-	sqlite3_close(h);
-	return v;
-}
-
 /*
  * A torture of a tree's lock names the tree and its files, in the
  * database and in each seed's scenario ([lock] kernel_files_sha256),
@@ -366,13 +347,13 @@ START_TEST(test_torture_names_tree)
 				    "--jobs", "1", "--db", db, "--out", outdir,
 				    NULL),
 			 0);
-	v = db_text(db, "SELECT kernel_files_sha256 FROM torture_runs");
+	v = tu_db_text(db, "SELECT kernel_files_sha256 FROM torture_runs");
 	ck_assert_str_eq(v, want);
 	g_free(v);
-	v = db_text(db, "SELECT kernel_version FROM torture_runs");
+	v = tu_db_text(db, "SELECT kernel_version FROM torture_runs");
 	ck_assert_str_eq(v, "6.12.0-qsim-fixture");
 	g_free(v);
-	v = db_text(db, "SELECT kernel_tree FROM torture_runs");
+	v = tu_db_text(db, "SELECT kernel_tree FROM torture_runs");
 	ck_assert(g_str_has_suffix(v, "/tests/kernel-fixture"));
 	g_clear_pointer(&out, g_free);
 	ck_assert_int_eq(tu_qsim_in(NULL, &out, NULL, "version", NULL), 0);
@@ -385,7 +366,7 @@ START_TEST(test_torture_names_tree)
 	g_clear_pointer(&err, g_free);
 	ck_assert_int_eq(run_into(db, "kernel_qspinlock", &err), 0);
 	g_free(v);
-	v = db_text(db, "SELECT files_sha256 FROM kernel_tree");
+	v = tu_db_text(db, "SELECT files_sha256 FROM kernel_tree");
 	ck_assert_str_eq(v, want);
 	/* the key matching this binary: no warning */
 	ck_assert_msg(!strstr(err, "warning"), "%s", err);

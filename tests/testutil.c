@@ -5,6 +5,8 @@
 
 #include "locks/lock.h"
 #include "qsim_kernel.h"
+#include <sqlite3.h>
+
 #include "tests/testutil.h"
 
 const struct sim_cost tu_cost = {
@@ -324,4 +326,21 @@ void tu_rm_rf(const char *dir)
 	ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH,
 			       NULL, NULL, NULL, NULL, &status, NULL));
 	ck_assert(g_spawn_check_wait_status(status, NULL));
+}
+
+char *tu_db_text(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *q = NULL;
+	char *v = NULL;
+
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK,
+		      "%s: %s", sql, sqlite3_errmsg(h));
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	v = g_strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return v;
 }

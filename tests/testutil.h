@@ -128,6 +128,8 @@ int tu_qsim_in(const char *dir, char **out, char **err, ...);
 int tu_qsim_va(const char *dir, char **out, char **err, va_list ap);
 /* The path of scenarios/2x-overcommit.ini in the source tree. */
 const char *tu_overcommit_ini(void);
+/* The one text value @sql selects in the database @db (a new string). */
+char *tu_db_text(const char *db, const char *sql);
 /* Remove the folder @dir and all in it (a test's scratch folder). */
 void tu_rm_rf(const char *dir);
 
