@@ -697,6 +697,36 @@ START_TEST(test_report_work_figure)
 }
 END_TEST
 
+/* report's table tells pv mappings apart (an audit: directed and
+ * undirected runs looked the same), "-" for a lock without pv paths. */
+START_TEST(test_report_pv_mapping)
+{
+	g_autofree char *path = in_dir("maps.db");
+	g_autofree char *rep = NULL;
+	static const char *const sets[][2] = {
+		{"lock.type=pv_qspinlock", "lock.pv_mapping=splpar-directed"},
+		{"lock.type=pv_qspinlock", "lock.pv_mapping=kvm"},
+		{"lock.type=ticket", "lock.pv_mapping=kvm"},
+	};
+	static const char *const cell[] = {" directed ", " kvm ", " -  "};
+	g_auto(GStrv) lines = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(sets); i++)
+		ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+				      sets[i][0], "--set", sets[i][1], "--set",
+				      "run.duration=1ms", "--set",
+				      "run.warmup=0ns", "--db", path, "--quiet",
+				      NULL),
+				 0);
+	ck_assert_int_eq(qsim(&rep, NULL, "report", "--db", path, NULL), 0);
+	lines = g_strsplit(rep, "\n", -1);
+	ck_assert_msg(strstr(lines[0], "pv mapping"), "%s", rep);
+	for (size_t i = 0; i < G_N_ELEMENTS(cell); i++)
+		ck_assert_msg(lines[i + 1] && strstr(lines[i + 1], cell[i]),
+			      "run %zu lacks '%s':\n%s", i + 1, cell[i], rep);
+}
+END_TEST
+
 START_TEST(test_run_json_quiet_stdin)
 {
 	g_autofree char *path = in_dir("run.db");
@@ -1285,6 +1315,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_compare_known_values);
 	tcase_add_test(tc, test_grid_values);
+	tcase_add_test(tc, test_report_pv_mapping);
 	tcase_add_test(tc, test_compare_counts_copies_once);
 	tcase_add_test(tc, test_reused_points_tagged);
 	tcase_add_test(tc, test_read_only_open_errors);

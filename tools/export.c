@@ -169,8 +169,25 @@ static const char report_sql[] =
 	"r.replay, COALESCE(r.tag, ''), r.qsim_version, "
 	"(SELECT SUM(units) FROM vcpu_results WHERE run_id = r.id), "
 	"COALESCE((SELECT value FROM params WHERE run_id = r.id AND "
-	"section = 'workload' AND key = 'type'), 'locktest') "
+	"section = 'workload' AND key = 'type'), 'locktest'), "
+	"COALESCE((SELECT value FROM params WHERE run_id = r.id AND "
+	"section = 'lock' AND key = 'pv_mapping'), '') "
 	"FROM runs r WHERE r.id IN (%s) ORDER BY r.id";
+
+/* The pv mapping of a run's lock, short ("directed" for
+ * splpar-directed), or "-" for a lock without pv paths. */
+static const char *mapping_cell(const char *lock, const char *mapping)
+{
+	const struct lk_ops *ops = lk_find(lock);
+	g_auto(GStrv) keys = NULL;
+
+	if (!ops || !ops->params || !*mapping)
+		return "-";
+	keys = g_strsplit(ops->params, " ", -1);
+	if (!g_strv_contains((const char *const *)keys, "pv_mapping"))
+		return "-";
+	return g_str_has_prefix(mapping, "splpar-") ? mapping + 7 : mapping;
+}
 
 /* locktest's two lines, as `qsim run` prints them. */
 static void lkml_lines(FILE *out, sqlite3_stmt *q)
@@ -237,9 +254,10 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 		return 1;
 	}
 	fprintf(out,
-		"%5s  %-19s  %-24s %-13s %-8s %5s %5s %-9s %12s %9s %6s %7s\n",
-		"run", "started (UTC)", "scenario", "lock", "policy", "oc",
-		"seed", "status", "op/s", "p99", "LHP", "Jain");
+		"%5s  %-19s  %-24s %-13s %-10s %-8s %5s %5s %-9s %12s %9s %6s "
+		"%7s\n",
+		"run", "started (UTC)", "scenario", "lock", "pv mapping",
+		"policy", "oc", "seed", "status", "op/s", "p99", "LHP", "Jain");
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		g_autofree char *base = g_path_get_basename(
 			(const char *)sqlite3_column_text(q, 2));
@@ -247,15 +265,20 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 			(int64_t)llround(sqlite3_column_double(q, 8)));
 		g_autofree char *p99 = fmt_ns(sqlite3_column_double(q, 9));
 
-		char c_scen[32], c_lock[32], c_pol[32], c_st[32];
+		char c_scen[32], c_lock[32], c_map[32], c_pol[32], c_st[32];
 
 		fprintf(out,
-			"%5" PRId64 "  %-19s  %-24s %-13s %-8s %5.2f "
+			"%5" PRId64 "  %-19s  %-24s %-13s %-10s %-8s %5.2f "
 			"%5" PRId64 " %-9s %12s %9s %6" PRId64 " %7.4f\n",
 			(int64_t)sqlite3_column_int64(q, 0),
 			sqlite3_column_text(q, 1), clip(c_scen, base, 24),
 			clip(c_lock, (const char *)sqlite3_column_text(q, 3),
 			     13),
+			clip(c_map,
+			     mapping_cell(
+				     (const char *)sqlite3_column_text(q, 3),
+				     (const char *)sqlite3_column_text(q, 22)),
+			     10),
 			clip(c_pol, (const char *)sqlite3_column_text(q, 4), 8),
 			sqlite3_column_double(q, 5),
 			(int64_t)sqlite3_column_int64(q, 6),
