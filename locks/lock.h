@@ -146,6 +146,9 @@ const struct lk_ktree_identity *lk_ktree_identity(void);
 /* The tree lock type @lock was built from; NULL for qsim's own locks. */
 const struct lk_ktree_identity *lk_ktree_of(const char *lock);
 
+/* Does @ops read [lock] @key (one of its params)? */
+bool lk_reads_key(const struct lk_ops *ops, const char *key);
+
 /* NULL-terminated, in `qsim list` order. */
 extern const struct lk_ops *const lk_registry[];
 const struct lk_ops *lk_find(const char *name);

@@ -129,6 +129,22 @@ const struct lk_ktree_identity *lk_ktree_of(const char *lock)
 	return ops && ops->kernel_tree ? lk_ktree_identity() : NULL;
 }
 
+bool lk_reads_key(const struct lk_ops *ops, const char *key)
+{
+	size_t n = strlen(key);
+
+	/* @params: keys separated by single spaces */
+	for (const char *p = ops->params; p && *p;) {
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && strncmp(p, key, n) == 0)
+			return true;
+		p = end ? end + 1 : p + len;
+	}
+	return false;
+}
+
 const struct lk_ops *lk_find(const char *name)
 {
 	for (unsigned int i = 0; lk_registry[i]; i++)

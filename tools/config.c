@@ -1037,6 +1037,12 @@ static gint line_cmp(gconstpointer a, gconstpointer b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+void cfg_ktree_digest_add(GPtrArray *lines, const char *path,
+			  const char *sha256)
+{
+	g_ptr_array_add(lines, g_strdup_printf("%s %s\n", path, sha256));
+}
+
 char *cfg_ktree_digest(GPtrArray *lines)
 {
 	g_autoptr(GChecksum) c = g_checksum_new(G_CHECKSUM_SHA256);
@@ -1063,16 +1069,20 @@ const char *cfg_ktree_files_sha256(void)
 				g_ptr_array_new_with_free_func(g_free);
 
 			for (unsigned int i = 0; id->files[i][0]; i++)
-				g_ptr_array_add(
-					lines,
-					g_strdup_printf("%s %s\n",
-							id->files[i][0],
-							id->files[i][1]));
+				cfg_ktree_digest_add(lines, id->files[i][0],
+						     id->files[i][1]);
 			digest = cfg_ktree_digest(lines);
 		}
 		g_once_init_leave(&once, 1);
 	}
 	return digest;
+}
+
+char *cfg_ktree_name(const struct lk_ktree_identity *id)
+{
+	return g_strdup_printf("Linux %s from %s%s%s%s", id->version, id->path,
+			       *id->describe ? " (" : "", id->describe,
+			       *id->describe ? ")" : "");
 }
 
 char *cfg_ktree_mismatch(const struct qsim_config *cfg)
@@ -1083,15 +1093,15 @@ char *cfg_ktree_mismatch(const struct qsim_config *cfg)
 	if (!id || !have || !*cfg->kernel_files_sha256 ||
 	    strcmp(cfg->kernel_files_sha256, have) == 0)
 		return NULL;
+	g_autofree char *name = cfg_ktree_name(id);
+
 	return g_strdup_printf(
 		"%s: [lock] kernel_files_sha256 = %.12s...: the scenario was "
-		"written for other kernel files than this binary's, Linux %s "
-		"from %s%s%s%s (kernel files %.12s...): the run tests this "
-		"binary's files, so a failure found with the others may not "
-		"come back, or may be fixed",
-		cfg->path, cfg->kernel_files_sha256, id->version, id->path,
-		*id->describe ? " (" : "", id->describe,
-		*id->describe ? ")" : "", have);
+		"written for other kernel files than this binary's, %s (kernel "
+		"files %.12s...): the run tests this binary's files, so a "
+		"failure found with the others may not come back, or may be "
+		"fixed",
+		cfg->path, cfg->kernel_files_sha256, name, have);
 }
 
 sim_time_t cfg_ple_window(const struct qsim_config *cfg)

@@ -212,11 +212,16 @@ char *cfg_section_names(void);
 extern const char *const cfg_presets[];
 
 /* The SHA-256 over kernel files: over @lines, one "PATH SHA256\n" a file
- * (sorted here, in byte order); a new string. */
+ * (cfg_ktree_digest_add; sorted here, in byte order); a new string. */
+void cfg_ktree_digest_add(GPtrArray *lines, const char *path,
+			  const char *sha256);
 char *cfg_ktree_digest(GPtrArray *lines);
 /* That of the kernel files this binary's kernel_* types were built from
  * (`qsim version` prints it); NULL in a build without a kernel tree. */
 const char *cfg_ktree_files_sha256(void);
+/* "Linux VERSION from PATH (DESCRIBE)": a kernel tree named in one
+ * phrase (a new string). */
+char *cfg_ktree_name(const struct lk_ktree_identity *id);
 /* Why @cfg's kernel_* lock is not the one [lock] kernel_files_sha256 was
  * written for (a new string, for a warning); NULL when it is, or when
  * the key is not set or the lock is qsim's own. */

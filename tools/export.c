@@ -179,12 +179,8 @@ static const char report_sql[] =
 static const char *mapping_cell(const char *lock, const char *mapping)
 {
 	const struct lk_ops *ops = lk_find(lock);
-	g_auto(GStrv) keys = NULL;
 
-	if (!ops || !ops->params || !*mapping)
-		return "-";
-	keys = g_strsplit(ops->params, " ", -1);
-	if (!g_strv_contains((const char *const *)keys, "pv_mapping"))
+	if (!ops || !*mapping || !lk_reads_key(ops, "pv_mapping"))
 		return "-";
 	return g_str_has_prefix(mapping, "splpar-") ? mapping + 7 : mapping;
 }

@@ -828,15 +828,6 @@ static bool parse_no_args(GOptionContext *ctx, const char *what, int *argc,
 	return true;
 }
 
-/* Does lock @ops read [lock] @key? */
-static bool reads_key(const struct lk_ops *ops, const char *key)
-{
-	g_auto(GStrv) keys =
-		g_strsplit(ops->params ? ops->params : "", " ", -1);
-
-	return g_strv_contains((const char *const *)keys, key);
-}
-
 /* A host time for --time: a number above 0 with ms, s, min or h. */
 static bool parse_host_time(const char *v, double *seconds)
 {
@@ -967,7 +958,7 @@ static int cmd_torture(int argc, char **argv)
 			mutant ? lk_find_mutant(mutant)
 			       : lk_find(lock ? lock : "pv_qspinlock");
 
-		if (!reads_key(ops, "pv_mapping")) {
+		if (!lk_reads_key(ops, "pv_mapping")) {
 			fprintf(stderr,
 				"qsim torture: --mapping %s: lock %s has no "
 				"pv mapping (pv_qspinlock, qrwlock and "

@@ -538,13 +538,9 @@ static bool backfill_ktree_digest(struct store *st, GError **error)
 		sqlite3_reset(f);
 		sqlite3_bind_int64(f, 1, (sqlite3_int64)id);
 		while ((rc = sqlite3_step(f)) == SQLITE_ROW)
-			g_ptr_array_add(
-				lines,
-				g_strdup_printf(
-					"%s %s\n",
-					(const char *)sqlite3_column_text(f, 0),
-					(const char *)sqlite3_column_text(f,
-									  1)));
+			cfg_ktree_digest_add(
+				lines, (const char *)sqlite3_column_text(f, 0),
+				(const char *)sqlite3_column_text(f, 1));
 		if (rc != SQLITE_DONE)
 			return fail(st, error, "migrating to schema 16");
 		/* no file rows: no digest to give (NULL) */

@@ -134,15 +134,10 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	/* A kernel tree's lock: the files it was, so that a replay by a
 	 * binary built from others says so (no draw: the stream stays). */
 	if (lk_ktree_of(lock)) {
-		const struct lk_ktree_identity *id = lk_ktree_of(lock);
+		g_autofree char *name = cfg_ktree_name(lk_ktree_of(lock));
 
-		g_string_append_printf(s,
-				       "# Linux %s from %s%s%s%s\n"
-				       "kernel_files_sha256 = %s\n",
-				       id->version, id->path,
-				       *id->describe ? " (" : "", id->describe,
-				       *id->describe ? ")" : "",
-				       cfg_ktree_files_sha256());
+		g_string_append_printf(s, "# %s\nkernel_files_sha256 = %s\n",
+				       name, cfg_ktree_files_sha256());
 	}
 	if (wide && strcmp(lock, "pv_qspinlock") == 0) {
 		static const char *const steal[] = {"hybrid", "oneshot",
