@@ -419,6 +419,16 @@ static inline unsigned int hv_vcpu_weight(const struct hv_vcpu *v)
 	return v->part->weight ? v->part->weight : 1;
 }
 
+/*
+ * PowerVM: does @part take spare capacity?  Uncapped with a weight above
+ * 0: an uncapped weight of 0 gets no unused capacity, as if capped (the
+ * HMC's uncapped-weight help; docs/hypervisor.md, "Spare capacity").
+ */
+static inline bool hv_part_takes_spare(const struct hv_partition *part)
+{
+	return !part->capped && part->weight > 0;
+}
+
 /* Is @p free to take a vCPU (running none, polling for none)? */
 static inline bool hv_pcpu_free(const struct hv_pcpu *p)
 {

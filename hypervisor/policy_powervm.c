@@ -38,7 +38,7 @@ static bool entitled(const struct hv *hv, const struct hv_vcpu *v)
 
 static bool eligible(const struct hv *hv, const struct hv_vcpu *v)
 {
-	return entitled(hv, v) || !v->part->capped;
+	return entitled(hv, v) || hv_part_takes_spare(v->part);
 }
 
 static void pvm_enqueue(struct hv *hv, struct hv_vcpu *v)
@@ -105,7 +105,8 @@ static struct hv_vcpu *pvm_pick(struct hv *hv, struct hv_pcpu *p)
 	for (v = hv->rq_head; v; v = v->rq_next) {
 		unsigned int id = v->part->id;
 
-		if (v->part->capped || first[id] || !hv_may_dispatch(hv, p, v))
+		if (!hv_part_takes_spare(v->part) || first[id] ||
+		    !hv_may_dispatch(hv, p, v))
 			continue;
 		first[id] = v;
 	}
@@ -156,7 +157,7 @@ static bool pvm_should_preempt(struct hv *hv, struct hv_pcpu *p)
 {
 	struct hv_vcpu *payer = hv_payer(p->cur);
 
-	/* Out of entitlement and capped: off until the next window. */
+	/* Out of entitlement, taking no spare: off until the next window. */
 	if (!eligible(hv, payer))
 		return true;
 	for (struct hv_vcpu *v = hv->rq_head; v; v = v->rq_next) {

@@ -163,6 +163,32 @@ START_TEST(test_spare_by_weight_unequal_partitions)
 END_TEST
 
 /*
+ * An uncapped weight of 0 takes no spare capacity (PowerVM; session 14):
+ * 4 pCPUs, two saturating uncapped partitions of 4 vCPUs entitled to 1.0
+ * PU each.  Guest weight 0, noise 128: the 2.0 PU to spare all go to the
+ * noise, 1.0 and 3.0.  Both weight 0: nobody takes them, 1.0 and 1.0 and
+ * the pool half idle (weight 0 counted as 1 gave 2.0 and 2.0).
+ */
+#define WEIGHT_ZERO_SCENARIO(NOISE_WEIGHT)                        \
+	"[run]\nduration = 400ms\nwarmup = 20ms\n"                \
+	"[machine]\npcpus = 4\n"                                  \
+	"[hypervisor]\npolicy = powervm\n"                        \
+	"[partition]\nvcpus = 4\nentitlement = 1.0\nweight = 0\n" \
+	"[lock]\ntype = ticket\n"                                 \
+	"[workload]\nthink = 0ns\ncs = 100ns\n"                   \
+	"[noise]\npartitions = 1\nvcpus = 4\nentitlement = 1.0\n" \
+	"weight = " NOISE_WEIGHT "\n"
+
+START_TEST(test_weight_zero_takes_no_spare)
+{
+	static const double one_takes[] = {1.0, 3.0}, none_takes[] = {1.0, 1.0};
+
+	spare_split(WEIGHT_ZERO_SCENARIO("128"), 2, 0, one_takes, 2);
+	spare_split(WEIGHT_ZERO_SCENARIO("0"), 2, 0, none_takes, 2);
+}
+END_TEST
+
+/*
  * Weights far apart, both partitions wanting spare time all along: 8
  * pCPUs; the guest's one vCPU capped at 0.1 PU (a ticket spinner: it
  * uses it); two hog partitions of 8 vCPUs entitled to 0.5 PU each,
@@ -361,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, test_capped_conferring_stays_capped);
 	tcase_add_test(tc, test_spare_by_weight_unequal_partitions);
 	tcase_add_test(tc, test_spare_by_weight_far_apart);
+	tcase_add_test(tc, test_weight_zero_takes_no_spare);
 	tcase_add_test(tc, test_whole_core_dispatch);
 	tcase_add_test(tc, test_whole_core_entitlement);
 	tcase_add_test(tc, test_two_guests_with_locks);
