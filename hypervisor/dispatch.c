@@ -220,6 +220,30 @@ sim_time_t hv_slice_of(struct hv *hv, struct hv_vcpu *v)
 }
 
 /*
+ * Add @v's undispatched time up to @t, made ready at @ready and queued at
+ * @enq, clipped to the measured interval, to its figures: the components
+ * of its DTL record (or of its wait for the first dispatch) and steal.
+ * False if @t is before the interval.
+ */
+static bool dtl_account(struct hv *hv, struct hv_vcpu *v, sim_time_t ready,
+			sim_time_t enq, sim_time_t t)
+{
+	sim_time_t s = hv->stats_since;
+	sim_time_t und = SIM_MAX(v->dtl_undispatched_ps, s);
+
+	if (t < s)
+		return false;
+	ready = SIM_MAX(ready, s);
+	enq = SIM_MAX(enq, s);
+	QSIM_BUG_ON(und > ready || ready > enq || enq > t);
+	v->st.dtl_wait_ready_ps += ready - und;
+	v->st.dtl_ready_enqueue_ps += enq - ready;
+	v->st.dtl_enqueue_dispatch_ps += t - enq;
+	v->st.steal_ps += t - ready;
+	return true;
+}
+
+/*
  * Close @v's DTL record at its dispatch at @t: add its components, clipped
  * to the measured interval, to the vCPU's figures (and keep the record if
  * the run keeps them).
@@ -237,10 +261,8 @@ static void dtl_close(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 	};
 
 	v->dtl_open = false;
-	if (t < s)
+	if (!dtl_account(hv, v, v->dtl_ready_ps, v->dtl_enqueued_ps, t))
 		return;
-	QSIM_BUG_ON(r.undispatched_ps > r.ready_ps ||
-		    r.ready_ps > r.enqueued_ps || r.enqueued_ps > t);
 	switch (r.reason) {
 	case HV_DTL_PREEMPT:
 		v->st.dtl_preempt++;
@@ -252,12 +274,29 @@ static void dtl_close(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 		v->st.dtl_confer++;
 		break;
 	}
-	v->st.dtl_wait_ready_ps += r.ready_ps - r.undispatched_ps;
-	v->st.dtl_ready_enqueue_ps += r.enqueued_ps - r.ready_ps;
-	v->st.dtl_enqueue_dispatch_ps += t - r.enqueued_ps;
-	v->st.steal_ps += t - r.ready_ps;
 	if (hv->dtl)
 		g_array_append_val(hv->dtl, r);
+}
+
+/*
+ * At the measured interval's end @t: the undispatched time of a record
+ * still open (or of a first dispatch still awaited) counts in the figures
+ * up to @t, so that CPU time and the records' components tile the
+ * interval; the record itself is not counted or kept (it has no
+ * dispatch).  A ceded vCPU not yet made ready waits for that up to @t, a
+ * waking one is made ready but not yet queued.
+ */
+void hv_dtl_flush(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
+{
+	sim_time_t ready = v->dtl_ready_ps, enq = v->dtl_enqueued_ps;
+
+	if (!v->dtl_open && !v->dtl_first)
+		return;
+	if (v->state == HV_CEDED)
+		ready = enq = t;
+	else if (v->state == HV_WAKING)
+		enq = t;
+	dtl_account(hv, v, ready, enq, t);
 }
 
 static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
@@ -269,6 +308,10 @@ static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
 	v->dispatched_at = t;
 	if (v->dtl_open)
 		dtl_close(hv, v, t);
+	if (v->dtl_first) {
+		v->dtl_first = false;
+		dtl_account(hv, v, v->dtl_ready_ps, v->dtl_enqueued_ps, t);
+	}
 	/* Dispatched into a spin wait: the pause-loop count starts over. */
 	/* Scheduled in: KVM's PLE window shrinks back to its base
 	 * (ple_window_shrink = 0 resets it). */

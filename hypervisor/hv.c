@@ -253,8 +253,14 @@ void hv_start(struct hv *hv, sim_time_t t)
 	}
 	if (hv->ops->start)
 		hv->ops->start(hv, t);
-	for (unsigned int i = 0; i < hv->nvcpus; i++)
-		hv->ops->enqueue(hv, hv->vcpus[i]);
+	for (unsigned int i = 0; i < hv->nvcpus; i++) {
+		struct hv_vcpu *v = hv->vcpus[i];
+
+		v->dtl_first = true;
+		v->dtl_undispatched_ps = v->dtl_ready_ps = t;
+		v->dtl_enqueued_ps = t;
+		hv->ops->enqueue(hv, v);
+	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++)
 		if (hv_pcpu_free(&hv->pcpus[i]))
 			hv_pcpu_pick(&hv->pcpus[i], t);
@@ -291,6 +297,7 @@ void hv_flush_stats(struct hv *hv, sim_time_t t)
 		if (v->state == HV_RUNNING)
 			hv_charge(v, t);
 		v->st.cpu_time_ps = v->run_ps;
+		hv_dtl_flush(hv, v, t);
 	}
 	for (unsigned int i = 0; i < hv->p.npcpus; i++) {
 		struct hv_pcpu *p = &hv->pcpus[i];

@@ -183,8 +183,10 @@ struct hv_vcpu {
 	/* The pCPU whose conferred slice it last paid for (powervm). */
 	struct hv_pcpu *paying;
 	/* The open DTL record: when and why undispatched, made ready, queued
-	 * (dtl_open false before the first dispatch). */
-	bool dtl_open;
+	 * (dtl_open false before the first dispatch).  dtl_first: queued
+	 * since the start and not yet dispatched; that wait counts as steal
+	 * (queued) from the dtl_* times, with no record. */
+	bool dtl_open, dtl_first;
 	uint8_t dtl_reason;
 	sim_time_t dtl_undispatched_ps, dtl_ready_ps, dtl_enqueued_ps;
 	int64_t vrt_off; /* kvm: vruntime placement offset */

@@ -28,6 +28,7 @@ void hv_trace(struct hv_vcpu *v, sim_time_t t, const char *fmt, int64_t a,
 	      int64_t b);
 sim_time_t hv_slice_of(struct hv *hv, struct hv_vcpu *v);
 void hv_charge(struct hv_vcpu *v, sim_time_t t);
+void hv_dtl_flush(struct hv *hv, struct hv_vcpu *v, sim_time_t t);
 struct hv_pcpu *hv_vcpu_leave(struct hv_vcpu *v, sim_time_t t, bool idle,
 			      enum hv_dtl_reason why);
 struct hv_pcpu *hv_vcpu_requeue(struct hv_vcpu *v, sim_time_t t,
