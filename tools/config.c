@@ -388,7 +388,9 @@ static const struct cfg_key cfg_keys[] = {
 	{"partition", "vcpus", CT_UINT, "32", 1, 4096, NULL, OFF(vcpus),
 	 "vCPUs of the guest under test"},
 	{"partition", "shared", CT_BOOL, "true", 0, 0, NULL, OFF(shared),
-	 "shared-processor LPAR (SPLPAR): paravirt lock paths on"},
+	 "what the guest is told: a shared-processor LPAR (SPLPAR), "
+	 "paravirt lock paths on; false: dedicated, pv paths off "
+	 "(the vCPUs are still dispatched as configured)"},
 	{"partition", "entitlement", CT_PU, "auto", 0, 0, NULL,
 	 OFF(entitlement_cpu),
 	 "powervm: entitled capacity (auto: its vCPU share of the pool)"},

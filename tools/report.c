@@ -147,7 +147,10 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	fprintf(out,
 		"guest     %u vCPUs, %s, overcommit %.2fx; policy %s, slice "
 		"%s\n",
-		cfg->vcpus, cfg->shared ? "shared processors" : "dedicated",
+		cfg->vcpus,
+		cfg->shared
+			? "shared processors"
+			: "told dedicated (shared = false: no pv lock paths)",
 		cfg_overcommit(cfg), cfg->policy,
 		sim_format_time(cfg_slice(cfg), a, sizeof(a)));
 	{
