@@ -253,6 +253,56 @@ START_TEST(test_failed_job_retried)
 }
 END_TEST
 
+/*
+ * --emit-jobs checks at once what the jobs would only find at the end: a
+ * --db that is not a qsim database, or cannot be created, is refused
+ * (exit 1, no folder written, nothing created under the name), and so
+ * are options that would do nothing (session 14, a fresh-user audit).
+ */
+START_TEST(test_emit_checks_first)
+{
+	g_autofree char *bad = g_build_filename(dir, "notadb.db", NULL);
+	g_autofree char *nodir =
+		g_build_filename(dir, "no", "such", "x.db", NULL);
+	g_autofree char *fresh = g_build_filename(dir, "fresh.db", NULL);
+	g_autofree char *jobs = g_build_filename(dir, "ej", NULL);
+	g_autofree char *err = NULL;
+	const char *const useless[][3] = {
+		{"--json", "x.json", "--json"},
+		{"--csv", "-", "--csv"},
+		{"--jobs", "4", "--jobs"},
+	};
+
+	ck_assert(g_file_set_contents(bad, "not a database\n", -1, NULL));
+	ck_assert_int_eq(
+		sweep(NULL, &err, "--db", bad, "--emit-jobs", jobs, NULL), 1);
+	ck_assert_msg(strstr(err, "file is not a database"), "%s", err);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(
+		sweep(NULL, &err, "--db", nodir, "--emit-jobs", jobs, NULL), 1);
+	ck_assert_msg(strstr(err, "the merge could not create it"), "%s", err);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(useless); i++) {
+		g_autofree char *want = g_strdup_printf(
+			"--emit-jobs runs nothing: %s would do nothing",
+			useless[i][2]);
+
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(sweep(NULL, &err, "--db", fresh, "--emit-jobs",
+				       jobs, useless[i][0], useless[i][1],
+				       NULL),
+				 1);
+		ck_assert_msg(strstr(err, want), "%s", err);
+	}
+	ck_assert(!g_file_test(jobs, G_FILE_TEST_EXISTS));
+	ck_assert(!g_file_test(fresh, G_FILE_TEST_EXISTS));
+	/* a new database that can be made: the jobs, and still no file */
+	ck_assert_int_eq(
+		sweep(NULL, NULL, "--db", fresh, "--emit-jobs", jobs, NULL), 0);
+	ck_assert(g_file_test(jobs, G_FILE_TEST_IS_DIR));
+	ck_assert(!g_file_test(fresh, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 START_TEST(test_slurm)
 {
 	g_autofree char *db = g_build_filename(dir, "slurm.db", NULL);
@@ -302,6 +352,7 @@ int main(void)
 	tcase_add_test(tc, test_gnu_parallel);
 	tcase_add_test(tc, test_parallel_violation_done);
 	tcase_add_test(tc, test_failed_job_retried);
+	tcase_add_test(tc, test_emit_checks_first);
 	tcase_add_test(tc, test_slurm);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -234,6 +234,147 @@ START_TEST(test_compare_known_values)
 }
 END_TEST
 
+/* The last fake run did @units units of work of workload @type in a
+ * measured second (NULL: no type stored, a run before schema 12). */
+static void fake_work(sqlite3 *db, int64_t units, const char *type)
+{
+	g_autofree char *sql =
+		g_strdup_printf("INSERT INTO vcpu_results (run_id, vcpu, "
+				"units) SELECT MAX(id), "
+				"0, %" PRId64 " FROM runs;"
+				"UPDATE runs SET measured_ps = 1000000000000 "
+				"WHERE id = (SELECT MAX(id) FROM runs);",
+				units);
+	g_autofree char *tsql =
+		type ? g_strdup_printf("INSERT INTO params (run_id, section, "
+				       "key, value) SELECT MAX(id), "
+				       "'workload', 'type', '%s' FROM runs;",
+				       type)
+		     : g_strdup("");
+
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, tsql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/*
+ * The work row: locktest runs whose units (counted as steps end) differ
+ * from their throughput by 5% do not get one (their unit is an
+ * acquisition); ebizzy runs do, even with units equal to the throughput;
+ * runs without a stored type get one where the two differ by more than
+ * 0.1%.  A variant of one run has no spread: an empty CSV cell, not
+ * "nan".  (Session 14, a fresh-user audit.)
+ */
+START_TEST(test_compare_work_row)
+{
+	g_autofree char *path = in_dir("work.db");
+	g_autofree char *out = NULL, *err = NULL;
+	g_autoptr(GError) e = NULL;
+	struct store *st = store_open(path, &e);
+	static const struct {
+		const char *tag, *type;
+		double tput;
+		int64_t units;
+		bool shown;
+	} cases[] = {
+		{"lt", "locktest", 20, 21, false},
+		{"eb", "ebizzy", 20, 20, true},
+		{"old", NULL, 20, 21, true},
+		{"old2", NULL, 20, 20, false},
+	};
+
+	ck_assert_ptr_nonnull(st);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++)
+		for (unsigned int k = 0; k < 2; k++) {
+			g_autofree char *tag =
+				g_strdup_printf("%s%u", cases[i].tag, k);
+
+			fake_run(st->db, tag, cases[i].tput);
+			fake_work(st->db, cases[i].units, cases[i].type);
+		}
+	store_close(st);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *a = g_strdup_printf("%s0", cases[i].tag);
+		g_autofree char *b = g_strdup_printf("%s1", cases[i].tag);
+
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", a,
+				      "--tagged", b, "--db", path, "--csv", "-",
+				      "--metric", "throughput", NULL),
+				 0);
+		/* one run a side: mean, no spread, no interval */
+		ck_assert_msg(strstr(out, "throughput,tag "), "%s", out);
+		ck_assert_msg(!strstr(out, "nan"), "%s", out);
+		ck_assert_msg(strstr(out, ",1,20,,,"), "%s", out);
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(&out, &err, "compare", "--tagged", a,
+				      "--tagged", b, "--db", path, NULL),
+				 0);
+		ck_assert_msg(!!strstr(out, "\nwork ") == cases[i].shown,
+			      "%s: work row %s expected:\n%s", cases[i].tag,
+			      cases[i].shown ? "" : "not", out);
+	}
+}
+END_TEST
+
+/*
+ * What compare and sweep refuse before anything runs (exit 1, nothing
+ * stored): a seed set or varied (--seeds and --first-seed would replace
+ * it), a key both --set and varied, a variant given twice, --vary without
+ * a scenario file.
+ */
+START_TEST(test_compare_refusals)
+{
+	g_autofree char *path = in_dir("refuse.db");
+	static const char *const cases[][9] = {
+		{"compare", "S", "--vary", "run.seed=1,2", NULL},
+		{"sweep", "S", "--grid", "run.seed=1..3", NULL},
+		{"sweep", "S", "--set", "run.seed=7", NULL},
+		{"compare", "S", "--vary", "lock.type=ticket,tas", "--set",
+		 "lock.type=unfair", NULL},
+		{"compare", "S", "--vary", "lock.type=ticket,ticket", NULL},
+		{"sweep", "S", "--grid", "lock.type=ticket,tas,ticket", NULL},
+		{"compare", "S", "S", NULL},
+		{"compare", "--tagged", "x", "--tagged", "x", NULL},
+		{"compare", "--tagged", "x", "--vary", "lock.type=ticket,tas",
+		 NULL},
+	};
+	static const char *const want[] = {
+		"--vary 'run.seed=1,2': every variant runs the seeds",
+		"--grid 'run.seed=1..3': every point runs the seeds",
+		"--set 'run.seed=7': every point runs the seeds",
+		"--set 'lock.type=unfair': --vary gives the same key",
+		"are the same (one scenario, the same settings)",
+		"are the same (one scenario, the same settings)",
+		"are the same (one scenario, the same settings)",
+		"variants tag x and tag x are the same (the same stored runs)",
+		"--vary makes variants of a scenario file: give one",
+	};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GPtrArray) argv = g_ptr_array_new();
+		g_autofree char *out = NULL, *err = NULL;
+		int status = -1;
+
+		g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
+		for (unsigned int k = 0; cases[i][k]; k++)
+			g_ptr_array_add(argv,
+					(gpointer)(strcmp(cases[i][k], "S") == 0
+							   ? scenario()
+							   : cases[i][k]));
+		g_ptr_array_add(argv, "--db");
+		g_ptr_array_add(argv, path);
+		g_ptr_array_add(argv, NULL);
+		ck_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL,
+				       NULL, &out, &err, &status, NULL));
+		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+		ck_assert_msg(strstr(err, want[i]), "case %u: %s", i, err);
+		ck_assert(!g_file_test(path, G_FILE_TEST_EXISTS));
+	}
+}
+END_TEST
+
 /*
  * Copies of one result (imported twice, say) are one sample: tag a holds
  * 10 op/s three times with one identity, then 12 and 14.  Counted once,
@@ -562,16 +703,18 @@ START_TEST(test_compare_notes_identical)
 	g_autofree char *path = in_dir("ident.db");
 	const char *vary[] = {"lock.qspl_steal_spins=8,64",
 			      "lock.type=tas,ticket"};
+	/* (a key both --set and varied is refused) */
+	const char *set[] = {"lock.type=tas", "lock.steal=oneshot"};
 
 	for (int i = 0; i < 2; i++) {
 		g_autofree char *out = NULL, *err = NULL;
 
-		ck_assert_int_eq(
-			qsim(&out, &err, "compare", scenario(), "--vary",
-			     vary[i], "--set", "lock.type=tas", "--set",
-			     "run.duration=1ms", "--set", "run.warmup=0ns",
-			     "--seeds", "2", "--db", path, NULL),
-			0);
+		ck_assert_int_eq(qsim(&out, &err, "compare", scenario(),
+				      "--vary", vary[i], "--set", set[i],
+				      "--set", "run.duration=1ms", "--set",
+				      "run.warmup=0ns", "--seeds", "2", "--db",
+				      path, NULL),
+				 0);
 		ck_assert_msg((strstr(err, "simulated exactly alike") !=
 			       NULL) == (i == 0),
 			      "%s", err);
@@ -1317,6 +1460,8 @@ int main(void)
 	tcase_add_test(tc, test_grid_values);
 	tcase_add_test(tc, test_report_pv_mapping);
 	tcase_add_test(tc, test_compare_counts_copies_once);
+	tcase_add_test(tc, test_compare_work_row);
+	tcase_add_test(tc, test_compare_refusals);
 	tcase_add_test(tc, test_reused_points_tagged);
 	tcase_add_test(tc, test_read_only_open_errors);
 	tcase_add_test(tc, test_compare_where_fresh);

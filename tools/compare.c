@@ -5,6 +5,7 @@
  * fresh runs and a group of stored ones are judged by the same queries.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -80,6 +81,10 @@ struct variant {
 	 * and how many copies of its runs it had. */
 	char *raw_cond;
 	unsigned int copies;
+	/* Its runs by workload type: a figure of work of their own (ebizzy,
+	 * kbuild, netperf), or not known (a run stored before schema 12's
+	 * params); locktest's and locktorture's unit is an acquisition. */
+	unsigned int own_work, unknown_work;
 	GArray *vals[NM]; /* double, one per run */
 	GArray *prints;	  /* struct print, one per run, sorted */
 	struct stats_sample s[NM];
@@ -421,6 +426,58 @@ static struct variant *stored_variant(const char *tag, const char *where,
 	return v;
 }
 
+/*
+ * No two variants the same (a file given twice, a value listed twice, a
+ * tag or selection twice): each would be compared with itself, and their
+ * runs counted twice.
+ */
+static bool distinct_variants(const struct compare_opts *o, GPtrArray *vs,
+			      GError **error)
+{
+	g_autoptr(GHashTable) seen =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; i < vs->len; i++) {
+		struct variant *v = g_ptr_array_index(vs, i);
+		g_autoptr(GString) id = g_string_new(NULL);
+		gpointer first;
+
+		if (v->path) {
+			g_autofree char *canon =
+				g_canonicalize_filename(v->path, NULL);
+
+			g_string_append_printf(id, "file %s", canon);
+			for (char **k = v->sets; *k; k++)
+				g_string_append_printf(id, "\n%s", *k);
+		} else {
+			g_string_append_printf(id, "stored %s", v->cond);
+			for (guint b = 0; b < v->binds->len; b++)
+				g_string_append_printf(
+					id, "\n%s",
+					(char *)g_ptr_array_index(v->binds, b));
+		}
+		if (g_hash_table_lookup_extended(seen, id->str, NULL, &first)) {
+			const struct variant *f =
+				g_ptr_array_index(vs, GPOINTER_TO_UINT(first));
+
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "%s %s and %s are the same (%s): it would "
+				    "be %s itself; give each once",
+				    o->sweep ? "points" : "variants", f->label,
+				    v->label,
+				    v->path ? "one scenario, the same settings"
+					    : "the same stored runs",
+				    o->sweep ? "run as" : "compared with");
+			return false;
+		}
+		g_hash_table_insert(seen,
+				    g_string_free(g_steal_pointer(&id), FALSE),
+				    GUINT_TO_POINTER(i));
+	}
+	return true;
+}
+
 static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
 {
 	g_autoptr(GPtrArray) vs = g_ptr_array_new_with_free_func(variant_free);
@@ -449,6 +506,8 @@ static GPtrArray *build_variants(const struct compare_opts *o, GError **error)
 			return NULL;
 		g_ptr_array_add(vs, v);
 	}
+	if (!distinct_variants(o, vs, error))
+		return NULL;
 	return g_steal_pointer(&vs);
 }
 
@@ -643,9 +702,39 @@ static void note_identical(GPtrArray *vs, const char *what)
 }
 
 /* Each metric of each run of @v, from the store; NAN where it has none. */
+/* Count @v's runs whose workload has units of its own, or is not known. */
+static bool read_work_types(struct store *st, struct variant *v, GError **error)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT value FROM params WHERE run_id = ?1 "
+			       "AND section = 'workload' AND key = 'type'",
+			       -1, &q, NULL) != SQLITE_OK) {
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
+			    sqlite3_errmsg(st->db));
+		return false;
+	}
+	for (guint r = 0; r < v->runs->len; r++) {
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, g_array_index(v->runs, int64_t, r));
+		if (sqlite3_step(q) != SQLITE_ROW) {
+			v->unknown_work++;
+		} else {
+			const char *t = (const char *)sqlite3_column_text(q, 0);
+
+			if (t && strcmp(t, "locktest") != 0 &&
+			    strcmp(t, "locktorture") != 0)
+				v->own_work++;
+		}
+	}
+	sqlite3_finalize(q);
+	return true;
+}
+
 static bool read_metrics(struct store *st, struct variant *v, GError **error)
 {
-	if (!read_prints(st, v, error))
+	if (!read_prints(st, v, error) || !read_work_types(st, v, error))
 		return false;
 	for (unsigned int m = 0; m < NM; m++) {
 		sqlite3_stmt *q;
@@ -741,15 +830,19 @@ static bool shown(const struct compare_opts *o, GPtrArray *vs, unsigned int m)
 	if (o->sweep)
 		return g_strv_contains(sweep_default, metrics[m].name);
 	if (strcmp(metrics[m].name, "work") == 0) {
+		/* Only where a workload has units of its own: locktest's
+		 * and locktorture's are acquisitions (counted when a step
+		 * ends, not when the lock is taken, so at the window's edges
+		 * they may differ by one a vCPU).  A run stored without its
+		 * type shows it if it is not the throughput within 0.1%. */
+		unsigned int t = (unsigned int)metric_find("throughput");
+
 		for (guint i = 0; i < vs->len; i++) {
 			struct variant *v = g_ptr_array_index(vs, i);
-			unsigned int t =
-				(unsigned int)metric_find("throughput");
 
-			/* units count acquisitions in the measured time,
-			 * the rates their own way: equal within 0.1% */
-			if (fabs(v->s[m].mean - v->s[t].mean) >
-			    1e-3 * fabs(v->s[t].mean))
+			if (v->own_work || (v->unknown_work &&
+					    fabs(v->s[m].mean - v->s[t].mean) >
+						    1e-3 * fabs(v->s[t].mean)))
 				return true;
 		}
 		return false;
@@ -859,9 +952,10 @@ static char *to_json(const struct compare_opts *o, GPtrArray *vs)
 	json_builder_add_string_value(b, o->sweep ? "sweep" : "compare");
 	json_builder_set_member_name(b, "method");
 	json_builder_add_string_value(
-		b, "mean with its 95% interval (Student's t); difference "
-		   "against the first variant with its 95% interval "
-		   "(Welch's t)");
+		b, o->sweep ? "mean with its 95% interval (Student's t)"
+			    : "mean with its 95% interval (Student's t); "
+			      "difference against the first variant with its "
+			      "95% interval (Welch's t)");
 	json_builder_set_member_name(b, "variants");
 	json_builder_begin_array(b);
 	for (guint i = 0; i < vs->len; i++) {
@@ -907,6 +1001,15 @@ static char *to_json(const struct compare_opts *o, GPtrArray *vs)
 	return report_json_text(b);
 }
 
+/* @x and a comma, or only the comma where @x is not a number (no runs,
+ * or one: no spread), as an empty cell. */
+static void csv_num(GString *s, double x, const char *end)
+{
+	if (isfinite(x))
+		g_string_append_printf(s, "%.10g", x);
+	g_string_append(s, end);
+}
+
 static char *to_csv(const struct compare_opts *o, GPtrArray *vs)
 {
 	GString *s = g_string_new("metric,variant,n,mean,sd,ci95,diff,"
@@ -921,17 +1024,20 @@ static char *to_csv(const struct compare_opts *o, GPtrArray *vs)
 			bool d = i && !o->sweep;
 
 			g_strdelimit(q, "\",", ' ');
-			g_string_append_printf(s, "%s,%s,%u,%.10g,%.10g,%.10g,",
-					       metrics[m].name, q, v->s[m].n,
-					       v->s[m].mean, v->s[m].sd,
-					       v->s[m].ci);
-			if (d)
-				g_string_append_printf(
-					s, "%.10g,%.10g,%.10g,%s\n",
-					v->d[m].diff, v->d[m].lo, v->d[m].hi,
-					verdict(v, m));
-			else
+			g_string_append_printf(s, "%s,%s,%u,", metrics[m].name,
+					       q, v->s[m].n);
+			csv_num(s, v->s[m].mean, ",");
+			csv_num(s, v->s[m].sd, ",");
+			csv_num(s, v->s[m].ci, ",");
+			if (d) {
+				csv_num(s, v->d[m].diff, ",");
+				csv_num(s, v->d[m].lo, ",");
+				csv_num(s, v->d[m].hi, ",");
+				g_string_append_printf(s, "%s\n",
+						       verdict(v, m));
+			} else {
 				g_string_append(s, ",,,\n");
+			}
 		}
 	}
 	return g_string_free(s, FALSE);
@@ -971,8 +1077,63 @@ static bool parse_fail_if(const char *spec, int *m, double *limit,
 	return false;
 }
 
+/* Does one of @specs ("section.key=...") set @key (up to its '=')? */
+static bool sets_key(char **specs, const char *spec)
+{
+	size_t n = strcspn(spec, "=");
+
+	for (char **s = specs; s && *s; s++)
+		if (strncmp(*s, spec, n) == 0 && (*s)[n] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * Settings that cannot do what they say: a seed (every point runs the
+ * seeds of --seeds and --first-seed, which would replace it), and a key
+ * both --set and varied (the varied values would replace the --set one).
+ */
+static bool check_settings(const struct compare_opts *o, GError **error)
+{
+	const char *vopt = o->sweep ? "--grid" : "--vary";
+	char **varied = o->sweep ? o->grid : o->vary;
+	const struct {
+		const char *opt;
+		char **specs;
+	} all[] = {{"--set", o->sets}, {vopt, varied}};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(all); i++)
+		for (char **s = all[i].specs; s && *s; s++)
+			if (g_str_has_prefix(*s, "run.seed=")) {
+				g_set_error(
+					error, G_OPTION_ERROR,
+					G_OPTION_ERROR_BAD_VALUE,
+					"%s '%s': every %s runs the seeds "
+					"--first-seed S to S + --seeds N - 1 "
+					"(default 1 to %u), which would "
+					"replace it; give those instead",
+					all[i].opt, *s,
+					o->sweep ? "point" : "variant",
+					o->sweep ? 3 : 5);
+				return false;
+			}
+	for (char **s = o->sets; s && *s; s++)
+		if (sets_key(varied, *s)) {
+			g_set_error(error, G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--set '%s': %s gives the same key, whose "
+				    "values would replace it; give the key in "
+				    "one of them",
+				    *s, vopt);
+			return false;
+		}
+	return true;
+}
+
 static bool check_input(const struct compare_opts *o, GError **error)
 {
+	if (!check_settings(o, error))
+		return false;
 	for (char **m = o->metrics; m && *m; m++)
 		if (metric_find(*m) < 0) {
 			g_autofree char *names = compare_metric_names();
@@ -1057,6 +1218,37 @@ static bool put(const char *dir, const char *name, const char *text,
  * array stays under Slurm's default MaxArraySize of 1001), and
  * DIR/merge.sh merges the databases into the sweep's --db.  Runs nothing.
  */
+/*
+ * The database the jobs' results are merged into, checked now, not after
+ * every job has run: an existing one must be a qsim database (migrated now,
+ * as the merge would), a new one creatable in its folder.
+ */
+static bool emit_db_ok(const char *db, GError **error)
+{
+	struct store *st;
+	int fd;
+
+	if (g_file_test(db, G_FILE_TEST_EXISTS)) {
+		st = store_open(db, error);
+		if (!st)
+			return false;
+		store_close(st);
+		return true;
+	}
+	/* a trial creation, taken back: nothing is left under the name */
+	fd = g_open(db, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "--db %s: the merge could not create it (%s): use "
+			    "another --db",
+			    db, g_strerror(errno));
+		return false;
+	}
+	close(fd);
+	g_unlink(db);
+	return true;
+}
+
 /* @text (from option @opt) has no line break, or an error says so. */
 static bool one_line(const char *opt, const char *text, GError **error)
 {
@@ -1178,7 +1370,7 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		"\techo \"parallel.sh: jobs failed (GNU parallel: $failed; "
 		"joblog.txt); run this again to retry them\" >&2\n"
 		"\texit 3\nfi\n"
-		"n=$(find db -name '*.violation' | wc -l)\n"
+		"n=$(find db -type f -name '*.violation' | wc -l)\n"
 		"if [ \"$n\" -gt 0 ]; then\n"
 		"\tprintf 'parallel.sh: %%s of the jobs found a model "
 		"violation, stored with its replay command (qsim report "
@@ -1192,7 +1384,8 @@ static bool emit_jobs(const struct compare_opts *o, GPtrArray *pts, FILE *out,
 		"already is not added twice.\n"
 		"out=${1:-%s}\ncase $out in /*) ;; *) out=$(pwd)/$out ;; "
 		"esac\ncd %s || exit 1\n"
-		"find db -name '*.db' -print0 | sort -z | xargs -0 -r %s merge "
+		"find db -type f -name '*.db' -print0 | sort -z | xargs -0 -r "
+		"%s merge "
 		"\"$out\"\n",
 		qdb, qdir, qexe);
 	slurm = g_strdup_printf(
@@ -1256,6 +1449,13 @@ int compare_main(const struct compare_opts *o, FILE *out)
 		fprintf(stderr, "%s: give one scenario file\n", what);
 		return EXIT_INPUT;
 	}
+	if (!o->sweep && o->vary && !o->files) {
+		fprintf(stderr,
+			"%s: --vary makes variants of a scenario file: give "
+			"one (qsim compare FILE.ini --vary KEY=A,B)\n",
+			what);
+		return EXIT_INPUT;
+	}
 	if (!o->sweep && vs->len < 2) {
 		fprintf(stderr,
 			"%s: give two or more variants (scenario files, "
@@ -1264,7 +1464,8 @@ int compare_main(const struct compare_opts *o, FILE *out)
 		return EXIT_INPUT;
 	}
 	if (o->emit) {
-		if (!o->sweep || !emit_jobs(o, pts, out, &err)) {
+		if (!o->sweep || !emit_db_ok(o->db, &err) ||
+		    !emit_jobs(o, pts, out, &err)) {
 			fprintf(stderr, "%s: %s\n", what,
 				err ? err->message
 				    : "--emit-jobs is for qsim sweep");

@@ -1249,6 +1249,19 @@ static int cmd_compare(int argc, char **argv, bool sweep)
 			what, json, csv);
 		return EXIT_INPUT;
 	}
+	/* options that would do nothing: the jobs run later, elsewhere */
+	if (emit && (json || csv || jobs != G_MININT)) {
+		fprintf(stderr,
+			"%s: --emit-jobs runs nothing: %s would do nothing "
+			"(parallel.sh takes JOBS=, Slurm its array; the "
+			"figures come from the same sweep once merge.sh has "
+			"stored the runs)\n",
+			what,
+			json  ? "--json"
+			: csv ? "--csv"
+			      : "--jobs");
+		return EXIT_INPUT;
+	}
 	o.json = json;
 	o.csv = csv;
 	o.tag = tag;
