@@ -379,7 +379,8 @@ END_TEST
  * Copies of one result (imported twice, say) are one sample: tag a holds
  * 10 op/s three times with one identity, then 12 and 14.  Counted once,
  * a is 10, 12, 14: n 3, mean 12 (five samples would give n 5, mean 11.2
- * and a narrower interval), and compare says it left 2 runs out.
+ * and a narrower interval), and compare says it left 2 runs out; the
+ * database's views count them once too.
  */
 START_TEST(test_compare_counts_copies_once)
 {
@@ -412,6 +413,26 @@ START_TEST(test_compare_counts_copies_once)
 	ck_assert_int_eq(json_object_get_int_member(m, "n"), 3);
 	ck_assert_double_eq_tol(json_object_get_double_member(m, "mean"), 12,
 				1e-9);
+	/* The views over seeds too (schema 17): every fake run is a ticket
+	 * run at overcommit 2 (runs.overcommit), b's without an identity
+	 * (each its own): 5 runs of mean (10 + 12 + 14 + 20 + 21) / 5 =
+	 * 15.4 (the 7 rows would give 13.857). */
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM distinct_runs"), 5);
+	ck_assert_int_eq(db_int(path, "SELECT runs FROM "
+				      "throughput_by_overcommit WHERE "
+				      "overcommit = 2"),
+			 5);
+	ck_assert_int_eq(db_int(path, "SELECT ROUND(throughput * 1000) FROM "
+				      "throughput_by_overcommit WHERE "
+				      "overcommit = 2"),
+			 15400);
+	ck_assert_int_eq(db_int(path, "SELECT runs FROM lhp_by_overcommit "
+				      "WHERE overcommit = 2"),
+			 5);
+	ck_assert_int_eq(db_int(path,
+				"SELECT runs FROM lock_worst_p99 WHERE lock = "
+				"'ticket'"),
+			 5);
 }
 END_TEST
 

@@ -196,6 +196,7 @@ START_TEST(test_migrates_ktree_digest)
 		"ALTER TABLE torture_runs DROP COLUMN kernel_describe;"
 		"ALTER TABLE torture_runs DROP COLUMN kernel_files_sha256;"
 		"ALTER TABLE torture_runs DROP COLUMN seeds_asked;"
+		"DROP VIEW distinct_runs;" /* schema 17's */
 		"PRAGMA user_version = 15",
 		id, id, id);
 	ck_assert_int_eq(sqlite3_exec(st->db, sql, NULL, NULL, NULL),

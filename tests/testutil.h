@@ -141,6 +141,7 @@ void tu_rm_rf(const char *dir);
 	"unfinished_waits; "                            \
 	"ALTER TABLE lock_results DROP COLUMN nested; " \
 	"DROP VIEW lock_worst_p99; "                    \
+	"DROP VIEW distinct_runs; "                     \
 	"DROP VIEW lhp_by_overcommit; "                 \
 	"DROP VIEW throughput_by_overcommit; "          \
 	"DROP TABLE params; "                           \

@@ -265,6 +265,45 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"ALTER TABLE torture_runs ADD COLUMN kernel_files_sha256 TEXT;\n" \
 	"ALTER TABLE torture_runs ADD COLUMN seeds_asked INTEGER;\n"
 
+/*
+ * Schema 17: the runs with each result once (copies of one result, the
+ * same parameters and binary, imported twice or run again with
+ * --no-reuse, count as the oldest, as in qsim compare and plot sweep:
+ * the simulator is deterministic, a copy is no new sample), and the
+ * views over seeds on it.
+ */
+#define DISTINCT_VIEWS_DDL                                                  \
+	"DROP VIEW lock_worst_p99;\n"                                       \
+	"DROP VIEW lhp_by_overcommit;\n"                                    \
+	"DROP VIEW throughput_by_overcommit;\n"                             \
+	"CREATE VIEW distinct_runs AS\n"                                    \
+	"  SELECT * FROM runs WHERE id IN (SELECT MIN(id) FROM runs\n"      \
+	"    GROUP BY COALESCE(params_sha256, id),\n"                       \
+	"             COALESCE(binary_sha256, id));\n"                      \
+	"CREATE VIEW lock_worst_p99 AS\n"                                   \
+	"  SELECT r.lock, MAX(l.lat_p99_ns) AS worst_p99_ns,\n"             \
+	"         COUNT(*) AS runs\n"                                       \
+	"  FROM distinct_runs r JOIN lock_results l ON l.run_id = r.id\n"   \
+	"  WHERE r.status = 'ok' GROUP BY r.lock;\n"                        \
+	"CREATE VIEW lhp_by_overcommit AS\n"                                \
+	"  SELECT r.lock, ROUND(r.overcommit, 3) AS overcommit,\n"          \
+	"         COUNT(DISTINCT r.id) AS runs,\n"                          \
+	"         SUM(l.lhp_events) AS lhp_events,\n"                       \
+	"         SUM(l.lhp_total_ns) AS lhp_total_ns,\n"                   \
+	"         SUM(l.lwp_events) AS lwp_events\n"                        \
+	"  FROM distinct_runs r JOIN lock_results l ON l.run_id = r.id\n"   \
+	"  WHERE r.status = 'ok' GROUP BY 1, 2;\n"                          \
+	"CREATE VIEW throughput_by_overcommit AS\n"                         \
+	"  SELECT r.lock, p.value AS pv_mapping,\n"                         \
+	"         ROUND(r.overcommit, 3) AS overcommit,\n"                  \
+	"         COUNT(*) AS runs, AVG(s.throughput) AS throughput\n"      \
+	"  FROM distinct_runs r\n"                                          \
+	"  JOIN (SELECT run_id, SUM(throughput) AS throughput\n"            \
+	"        FROM lock_results GROUP BY run_id) s ON s.run_id = r.id\n" \
+	"  LEFT JOIN params p ON p.run_id = r.id AND p.section = 'lock'\n"  \
+	"       AND p.key = 'pv_mapping'\n"                                 \
+	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
+
 /* Schema 12 too: each `qsim torture` and its failing seeds. */
 #define TORTURE_DDL                                                     \
 	"CREATE TABLE torture_runs (\n"                                 \
@@ -631,11 +670,12 @@ static bool migrate(struct store *st, GError **error)
 		/* A new file gets today's tables and skips the migrations. */
 		g_autofree char *sql = schema_current();
 		g_autofree char *all = g_strdup_printf(
-			"%s%s%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n",
+			"%s%s%s%s%s%s%s%s%s%s%s%sPRAGMA user_version = %d;\n",
 			sql, VCPU_COUNTERS_DDL, PARTITION_RESULTS_DDL,
 			PARTITION_ACQ_DDL, DTL_RECORDS_DDL, KERNEL_TREE_DDL,
 			PARAMS_DDL, TORTURE_DDL, TORTURE_MEMORY_DDL,
-			RUN_TAGS_DDL, KTREE_DIGEST_DDL, STORE_SCHEMA_VERSION);
+			RUN_TAGS_DDL, KTREE_DIGEST_DDL, DISTINCT_VIEWS_DDL,
+			STORE_SCHEMA_VERSION);
 
 		return exec(st, all, error);
 	}
@@ -726,6 +766,8 @@ static bool migrate(struct store *st, GError **error)
 		"INTEGER;\n",
 		/* 15 -> 16: kernel files' digest; a torture's tree. */
 		[15] = KTREE_DIGEST_DDL,
+		/* 16 -> 17: each result once in the views over seeds. */
+		[16] = DISTINCT_VIEWS_DDL,
 	};
 	_Static_assert(G_N_ELEMENTS(steps) == STORE_SCHEMA_VERSION,
 		       "one migration step per schema version");

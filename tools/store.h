@@ -15,7 +15,7 @@
 #define STORE_ERROR (store_error_quark())
 GQuark store_error_quark(void);
 
-#define STORE_SCHEMA_VERSION 16
+#define STORE_SCHEMA_VERSION 17
 /* PRAGMA application_id of a qsim database: "qsim" in ASCII. */
 #define STORE_APPLICATION_ID 0x7173696d
 
