@@ -292,11 +292,16 @@ void hv_dtl_flush(struct hv *hv, struct hv_vcpu *v, sim_time_t t)
 
 	if (!v->dtl_open && !v->dtl_first)
 		return;
+	/* A run a violation stopped ends where it was found, and a vCPU
+	 * running ahead of it (its local time) may have left after that:
+	 * nothing of that record falls in the run. */
+	if (v->dtl_undispatched_ps >= t)
+		return;
 	if (v->state == HV_CEDED)
 		ready = enq = t;
 	else if (v->state == HV_WAKING)
 		enq = t;
-	dtl_account(hv, v, ready, enq, t);
+	dtl_account(hv, v, SIM_MIN(ready, t), SIM_MIN(enq, t), t);
 }
 
 static void dispatch_done(struct hv_pcpu *p, sim_time_t t)
