@@ -246,7 +246,8 @@ static void seen_sleepy_owner(struct ppc_qspinlock *lock, u32 v)
  * Confer to the owner if its vCPU is preempted and the word has not
  * changed since we sampled it (the count would be stale).  Returns true
  * when the owner was seen preempted.  @mustq: the head's variant, which
- * may drop must-queue around the confer.
+ * may drop must-queue around the confer.  Called at low SMT priority
+ * (inside spin_begin), which it leaves for the confer.
  */
 static bool yield_to_locked_owner(struct ppc_qspinlock *lock, u32 v, bool pv,
 				  bool mustq)
@@ -260,6 +261,8 @@ static bool yield_to_locked_owner(struct ppc_qspinlock *lock, u32 v, bool pv,
 	yc = yield_count_of(owner);
 	if (!(yc & 1))
 		goto relax; /* the owner is running */
+	/* Normal priority for the bookkeeping and the hcall. */
+	spin_end();
 	seen_sleepy_owner(lock, v);
 	smp_rmb(); /* the count before the word's re-check */
 	if ((u32)atomic_read(&lock->val) == v) {
@@ -271,8 +274,10 @@ static bool yield_to_locked_owner(struct ppc_qspinlock *lock, u32 v, bool pv,
 		yield_to_preempted(owner, yc);
 		if (allow)
 			atomic_or((int)_Q_MUST_Q_VAL, &lock->val);
+		spin_begin();
 		return true;
 	}
+	spin_begin();
 	cpu_relax();
 	return true;
 relax:
@@ -314,29 +319,44 @@ static u32 budget_of(u32 spins, bool pv, bool sleepy)
  */
 struct wword {
 	struct ppc_qspinlock *lock;
+	struct ppc_qnode *node; /* the queue head's, or NULL */
 	u32 v, first;
 	bool pv, watch_sleepy;
 };
 
 static bool word_moved(struct wword *w)
 {
+	struct lk_params *p = &G()->p;
+	struct ppc_qnode *nx;
+
 	w->v = (u32)atomic_read(&w->lock->val);
 	if (!(w->v & _Q_LOCKED_VAL) || w->v != w->first)
 		return true;
 	if (w->watch_sleepy && (w->v & _Q_SLEEPY_VAL))
 		return true;
-	return w->pv && G()->p.qspl.pv_yield_owner &&
-	       (yield_count_of(owner_of(w->v)) & 1);
+	if (!w->pv)
+		return false;
+	if (p->qspl.pv_yield_owner && (yield_count_of(owner_of(w->v)) & 1))
+		return true;
+	/* The head passes sleepy on to its next waiter each time round
+	 * while the owner is preempted: wake for that too. */
+	return w->node && p->qspl.pv_yield_sleepy_owner &&
+	       (nx = READ_ONCE(w->node->next)) && !READ_ONCE(nx->sleepy) &&
+	       vcpu_is_preempted(owner_of(w->v));
 }
 
+/* @node: the queue head's (its wake-ups include sleepy propagation), or
+ * NULL; @done (or NULL): the iterations that passed. */
 static u32 spin_on_word(struct ppc_qspinlock *lock, u32 v, bool pv,
-			bool watch_sleepy, u32 iters, u32 *done)
+			bool watch_sleepy, struct ppc_qnode *node, u32 iters,
+			u32 *done)
 {
-	struct wword w = {lock, v, v, pv, watch_sleepy};
+	struct wword w = {lock, node, v, v, pv, watch_sleepy};
 	u32 left;
 
 	left = (u32)spin_until_cond_timeout(word_moved(&w), iters);
-	*done = iters - left;
+	if (done)
+		*done = iters - left;
 	return w.v;
 }
 
@@ -360,7 +380,10 @@ static u32 steal_limit(u32 v, bool pv, bool sleepy, bool *remote)
 	u32 limit = budget_of(p->qspl.steal_spins, pv, sleepy);
 
 	*remote = false;
-	if (p->numa_nodes > 1 && (v & _Q_LOCKED_VAL) &&
+	/* The owner field of the word last read, even of a free lock (its
+	 * owner field is then 0: CPU 0's node), as the kernel's steal_break
+	 * does after a lost steal race. */
+	if (p->numa_nodes > 1 &&
 	    cpu_to_node(owner_of(v)) != cpu_to_node(smp_processor_id())) {
 		u32 r = budget_of(p->qspl.remote_steal_spins, pv, sleepy);
 
@@ -393,6 +416,8 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 
 	if (!p->qspl.steal_spins)
 		return false;
+	/* Low SMT priority while spinning, normal for the steal itself. */
+	spin_begin();
 	for (;;) {
 		u32 v = (u32)atomic_read(&lock->val);
 		bool preempted = false;
@@ -400,11 +425,13 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 		if (v & _Q_MUST_Q_VAL)
 			break;
 		if (!(v & _Q_LOCKED_VAL)) {
+			spin_end();
 			if (trylock_steal(lock)) {
 				lockevent_inc(sim_steal_success);
 				return true;
 			}
-			cpu_relax();
+			/* lost the race: straight to the next read */
+			spin_begin();
 		} else {
 			preempted = yield_to_locked_owner(lock, v, pv, false);
 		}
@@ -424,13 +451,14 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 			u32 done, left = steal_limit(v, pv, sleepy, &remote) -
 					 iters;
 
-			v = spin_on_word(lock, v, pv, pv && !sleepy, left,
+			v = spin_on_word(lock, v, pv, pv && !sleepy, NULL, left,
 					 &done);
 			iters += done;
 			if (steal_done(v, iters, pv, sleepy))
 				break;
 		}
 	}
+	spin_end();
 	return false;
 }
 
@@ -448,7 +476,12 @@ static struct ppc_qnode *get_tail_qnode(struct ppc_qspinlock *lock, int cpu)
 		     (unsigned long long)lk_addr_key(lock));
 }
 
-/* Yield to a preempted predecessor (or the owner, if sleepy); 6.5+. */
+/*
+ * Yield to a preempted predecessor (or the owner, if sleepy): the
+ * sleepy-owner form of 6.7+.  Called at low SMT priority, which it leaves
+ * for the confer.  Returns true when it saw a preempted vCPU, whether or
+ * not it conferred (the hand-off may have come first).
+ */
 static bool yield_to_prev(struct ppc_qspinlock *lock, struct ppc_qnode *node,
 			  int prev_cpu, bool pv)
 {
@@ -464,8 +497,10 @@ static bool yield_to_prev(struct ppc_qspinlock *lock, struct ppc_qnode *node,
 		if (v & _Q_LOCKED_VAL) {
 			struct ppc_qnode *next = READ_ONCE(node->next);
 
+			/* Pass sleepy on only while the owner is preempted,
+			 * so that the queue can stop being sleepy. */
 			if (next && !READ_ONCE(next->sleepy) &&
-			    (yield_count_of(owner_of(v)) & 1))
+			    vcpu_is_preempted(owner_of(v)))
 				WRITE_ONCE(next->sleepy, 1);
 			if (yield_to_locked_owner(lock, v, pv, false))
 				return true;
@@ -475,13 +510,18 @@ static bool yield_to_prev(struct ppc_qspinlock *lock, struct ppc_qnode *node,
 	if (p->qspl.pv_yield_prev) {
 		yc = yield_count_of(prev_cpu);
 		if (yc & 1) {
+			spin_end();
 			note_sleepy_time();
 			smp_rmb();
 			if (!READ_ONCE(node->locked)) {
 				lockevent_inc(sim_yield_prev_confer);
 				yield_to_preempted(prev_cpu, yc);
+				spin_begin();
 				return true;
 			}
+			spin_begin();
+			cpu_relax();
+			return true;
 		}
 	}
 relax:
@@ -517,6 +557,9 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 	struct ppc_qnodes *qn = cpu_qnodes(smp_processor_id());
 	struct ppc_qnode *node, *next;
 	bool sleepy = false, mustq = false, seen_preempted = false;
+	/* Without stealing (qspl_steal_spins = 0) the head keeps no count
+	 * and never sets must-queue, as the kernel's !maybe_stealers. */
+	bool stealers = p->qspl.steal_spins != 0;
 	u32 tail, old, iters = 0;
 	int idx;
 
@@ -545,6 +588,7 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 
 		lk_point(tail_published);
 		WRITE_ONCE(prev->next, node);
+		spin_begin();
 		for (;;) {
 			spin_until_cond(node_wakes(&w));
 			if (READ_ONCE(node->locked))
@@ -552,27 +596,37 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 			if (yield_to_prev(lock, node, prev_cpu, pv))
 				seen_preempted = true;
 		}
+		spin_end();
 		smp_rmb(); /* the hand-off's acquire */
 	}
 
 again:
+	spin_begin();
 	for (;;) {
 		u32 v = (u32)atomic_read(&lock->val);
 		bool preempted;
 
 		if (!(v & _Q_LOCKED_VAL))
 			break;
-		if (pv)
+		if (pv && stealers)
 			sleepy_check(lock, v, &sleepy, seen_preempted);
-		/* Propagate sleepiness to the next waiter (6.5+). */
+		/* Propagate sleepiness to the next waiter (6.7+). */
 		if (pv && p->qspl.pv_yield_sleepy_owner) {
 			struct ppc_qnode *nx = READ_ONCE(node->next);
 
 			if (nx && !READ_ONCE(nx->sleepy) &&
-			    (yield_count_of(owner_of(v)) & 1))
+			    vcpu_is_preempted(owner_of(v)))
 				WRITE_ONCE(nx->sleepy, 1);
 		}
 		preempted = yield_to_locked_owner(lock, v, pv, mustq);
+		if (!stealers) {
+			/* Nobody can steal: no count, no must-queue; sleep
+			 * until the word moves. */
+			if (!preempted)
+				spin_on_word(lock, v, pv, false, node,
+					     0xffffffffU, NULL);
+			continue;
+		}
 		if (preempted) {
 			seen_preempted = true;
 			if (pv)
@@ -596,7 +650,8 @@ again:
 							   pv, sleepy) -
 							 iters;
 
-			spin_on_word(lock, v, pv, pv && !sleepy, left, &done);
+			spin_on_word(lock, v, pv, pv && !sleepy, node, left,
+				     &done);
 			iters += done;
 			if (!mustq && iters >= budget_of(p->qspl.head_spins, pv,
 							 sleepy)) {
@@ -607,6 +662,8 @@ again:
 		}
 	}
 
+	spin_end();
+
 	old = trylock_clean_tail(lock, tail);
 	if (old & _Q_LOCKED_VAL) {
 		/* A stealer got in between: keep waiting as head. */
@@ -616,7 +673,12 @@ again:
 	if ((old & _Q_TAIL_CPU_MASK) == tail)
 		goto release; /* we were the last: the tail is cleared */
 
-	next = smp_cond_load_relaxed(&node->next, VAL);
+	next = READ_ONCE(node->next);
+	if (!next) {
+		spin_begin();
+		next = smp_cond_load_relaxed(&node->next, VAL);
+		spin_end();
+	}
 	WRITE_ONCE(next->locked, 1);
 	lk_point(handed_off);
 	if (pv && p->qspl.pv_prod_head) {
@@ -656,11 +718,10 @@ static void ppc_lock(void *p)
 	if (likely(trylock_steal(lock)))
 		return;
 	pv = is_shared_processor();
-	/* The slowpath spins at low SMT priority (spin_begin). */
-	spin_begin();
+	/* The slowpath spins at low SMT priority, inside its spin loops
+	 * only (spin_begin/spin_end there). */
 	if (!try_to_steal_lock(lock, pv))
 		queued_spin_lock_mcs_queue(lock, pv);
-	spin_end();
 }
 
 static void ppc_unlock(void *p)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * ticket: a plain FIFO ticket lock.  A locker takes the next ticket with
- * one fetch-add and waits until the owner field reaches it; unlock hands
- * the lock to the next ticket.  No paravirt support, so under overcommit
- * a preempted next-in-line stalls everyone behind it (docs/locks.md).
+ * one fully ordered fetch-add (x86's locked xadd; the generic ticket
+ * lock's fetch-add is fully ordered too) and waits (acquire) until the
+ * owner field reaches it; trylock is a fully ordered cmpxchg; unlock hands
+ * the lock to the next ticket with a release store.  No paravirt support,
+ * so under overcommit a preempted next-in-line stalls everyone behind it
+ * (docs/locks.md).
  */
 #include "qsim_kernel.h"
 #include "locks/lock.h"
@@ -24,7 +27,7 @@ static void ticket_init(void *p)
 static void ticket_lock(void *p)
 {
 	struct ticket_lock *lock = p;
-	u16 me = __fetch_op(&lock->next, +, 1, 0);
+	u16 me = __fetch_op(&lock->next, +, 1, SIM_ORD_FULL);
 
 	/* Pairs with the release store in ticket_unlock. */
 	smp_cond_load_acquire(&lock->owner, VAL == me);
@@ -37,7 +40,7 @@ bool ticket_trylock(void *p)
 
 	if (READ_ONCE(lock->next) != owner)
 		return false;
-	return cmpxchg_acquire(&lock->next, owner, (u16)(owner + 1)) == owner;
+	return cmpxchg(&lock->next, owner, (u16)(owner + 1)) == owner;
 }
 
 void ticket_unlock(void *p)

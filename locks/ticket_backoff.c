@@ -78,7 +78,7 @@ static void tb_init(void *p)
 static void tb_lock(void *p)
 {
 	struct tb_lock *lock = p;
-	u16 me = __fetch_op(&lock->next, +, 1, 0);
+	u16 me = __fetch_op(&lock->next, +, 1, SIM_ORD_FULL);
 	u32 *delay = tb_delay(lock);
 	/* Acquire: when it is ours at once, this read is what orders the
 	 * critical section after the last unlock (a weak memory model

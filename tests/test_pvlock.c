@@ -224,6 +224,40 @@ START_TEST(test_pv_hash_table)
 }
 END_TEST
 
+/*
+ * The table's size, as the kernel's boot-time hash allocator makes it from
+ * 4 entries a CPU in whole lines (64-byte lines: 4 entries), at least a
+ * page (4 KiB: 256 entries), rounded down to a power of two: 64 CPUs 256,
+ * 65 CPUs 260 -> 256, 96 CPUs 384 -> 256, 128 CPUs 512, 200 CPUs 800 ->
+ * 512; with 64 KiB pages 4096 up to 1024 CPUs.
+ */
+START_TEST(test_pv_hash_size)
+{
+	static const struct {
+		unsigned int cpus, page, bits;
+	} cases[] = {
+		{64, 4096, 8},	   {65, 4096, 8},     {96, 4096, 8},
+		{128, 4096, 9},	   {200, 4096, 9},    {1, 65536, 12},
+		{1000, 65536, 12}, {1024, 65536, 12}, {1100, 65536, 12},
+	};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct lk_params p = {.line_bytes = 64,
+				      .page_bytes = cases[i].page};
+		void *mem = g_malloc0(qs_guest_size(&p, cases[i].cpus));
+		struct qs_guest *g = mem;
+
+		qs_guest_init(mem, &p, cases[i].cpus);
+		ck_assert_msg(g->pv_lock_hash_bits == cases[i].bits,
+			      "%u CPUs, %u-byte pages: %u bits, want %u",
+			      cases[i].cpus, cases[i].page,
+			      g->pv_lock_hash_bits, cases[i].bits);
+		qs_guest_fini(mem);
+		g_free(mem);
+	}
+}
+END_TEST
+
 /* Every mapping, many seeds, 2x overcommit, short slices: no violation. */
 static const char *const mappings[] = {"splpar-undirected", "splpar-directed",
 				       "splpar-cede", "kvm"};
@@ -284,6 +318,7 @@ int main(void)
 	tcase_add_test(tc, test_native_fifo);
 	tcase_add_test(tc, test_pv_head_sleeps_and_is_kicked);
 	tcase_add_test(tc, test_pv_hash_table);
+	tcase_add_test(tc, test_pv_hash_size);
 	tcase_add_loop_test(tc, test_mapping_no_lost_wakeup, 0, 4);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
