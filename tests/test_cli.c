@@ -319,6 +319,33 @@ START_TEST(test_bench_compare)
 					 "readable \"host_s\""),
 		      "%s", e->message);
 	ck_assert(strstr(e->message, bad));
+	g_clear_error(&e);
+
+	/* "cases" not a list, a time of 0 or past a double: refused, with
+	 * no json-glib warning (session 14) */
+	{
+		static const char *const texts[] = {
+			"{\"cases\": 5}",
+			"{\"cases\": [{\"name\": \"x\", \"sim_s\": 0, "
+			"\"host_s\": 1, \"events\": 1, \"acquisitions\": 1}]}",
+			"{\"cases\": [{\"name\": \"x\", \"sim_s\": 1e400, "
+			"\"host_s\": 1, \"events\": 1, \"acquisitions\": 1}]}",
+		};
+		static const char *const says[] = {
+			"\"cases\" is not a list",
+			"scenario x has no readable \"sim_s\"",
+			"scenario x has no readable \"sim_s\"",
+		};
+
+		for (unsigned int i = 0; i < G_N_ELEMENTS(texts); i++) {
+			ck_assert(g_file_set_contents(bad, texts[i], -1, NULL));
+			g_array_set_size(before, 0);
+			ck_assert(!bench_read_json(bad, before, &e));
+			ck_assert_msg(strstr(e->message, says[i]), "%s",
+				      e->message);
+			g_clear_error(&e);
+		}
+	}
 
 	/* The command refuses a bad file before running anything, and a
 	 * repeat count out of range. */
@@ -425,6 +452,45 @@ START_TEST(test_validate)
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
 	g_unlink(broken);
+
+	/* published and tolerance finite and in range (a NaN printed as
+	 * ">=inf", a negative minimum always passed: session 14) */
+	{
+		static const char *const figs[] = {
+			"what = min\nmetric = spread\nof = b\npublished = "
+			"nan\n",
+			"what = min\nmetric = spread\nof = b\npublished = -5\n",
+			"metric = throughput\nof = a\nto = a\npublished = "
+			"1e400\n",
+			"metric = throughput\nof = a\nto = a\npublished = "
+			"1\ntolerance = inf\n",
+		};
+		static const char *const says[] = {
+			"[figure f] published: expected a finite number, 0 or "
+			"more",
+			"[figure f] published: expected a finite number, 0 or "
+			"more",
+			"[figure f] published: expected a finite positive "
+			"number",
+			"[figure f] tolerance: expected a factor from 1 to "
+			"1000",
+		};
+
+		for (unsigned int i = 0; i < G_N_ELEMENTS(figs); i++) {
+			g_autofree char *text =
+				g_strdup_printf("[figure f]\n%s", figs[i]);
+
+			g_free(broken);
+			broken = write_case(dir, 3, text);
+			ck_assert_int_eq(qsim(&out, &err, "validate", "--dir",
+					      dir, NULL),
+					 1);
+			ck_assert_msg(strstr(err, says[i]), "%u: %s", i, err);
+			g_clear_pointer(&out, g_free);
+			g_clear_pointer(&err, g_free);
+			g_unlink(broken);
+		}
+	}
 
 	/* an unwritable --markdown is found before any simulation */
 	ck_assert_int_eq(qsim(&out, &err, "validate", "--dir", dir, "T1",
@@ -635,8 +701,10 @@ END_TEST
  * the --set it becomes (it said "--set workload.stat_interval"). */
 START_TEST(test_stat_interval_named)
 {
-	const char *bad[] = {"abc", "2000s", "-1ms"};
-	const char *good[] = {"0", "auto", "1000s", "250us"};
+	/* under 1us: more lines than simulation (a 2 ms run at 1ps wrote
+	 * gigabytes; session 14) */
+	const char *bad[] = {"abc", "2000s", "-1ms", "1ps", "999ns"};
+	const char *good[] = {"0", "auto", "1000s", "250us", "1us"};
 
 	for (unsigned int i = 0; i < G_N_ELEMENTS(bad); i++) {
 		g_autofree char *out = NULL, *err = NULL;
@@ -661,6 +729,45 @@ START_TEST(test_stat_interval_named)
 				   NULL) == 0,
 			      "%s: %s", good[i], err);
 	}
+}
+END_TEST
+
+/*
+ * What `qsim run` refuses before anything runs (exit 1, no database): a
+ * tag or a database with --no-store (nothing would be stored), and a
+ * hold whose mean reaches the hang bound (a waiter behind it would be a
+ * violation, exit 2, of a configuration, not of the lock).
+ */
+START_TEST(test_run_refusals)
+{
+	static const char *const args[][4] = {
+		{"--no-store", "--tag", "x", NULL},
+		{"--no-store", "--db", "r.db", NULL},
+		{"--set", "workload.cs=1s", "--no-store", NULL},
+		{"--set", "workload.cs=exp:1s", "--no-store", NULL},
+		{"--set", "workload.stat_interval=100ns", "--no-store", NULL},
+	};
+	static const char *const says[] = {
+		"--no-store with --tag: nothing is stored",
+		"--no-store with --db: nothing is stored",
+		"[workload] cs = 1s: a waiter behind one such hold",
+		"[workload] cs = exp:1s: a waiter behind one such hold",
+		"[workload] stat_interval = 100ns: statistics lines",
+	};
+	g_autofree char *dir = g_dir_make_tmp("qsim-refuse-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "r.db", NULL);
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(args); i++) {
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(tu_qsim_in(dir, NULL, &err, "run", scenario(),
+					    args[i][0], args[i][1], args[i][2],
+					    args[i][3], NULL),
+				 1);
+		ck_assert_msg(strstr(err, says[i]), "case %u: %s", i, err);
+	}
+	ck_assert(!g_file_test(db, G_FILE_TEST_EXISTS));
+	tu_rm_rf(dir);
 }
 END_TEST
 
@@ -993,6 +1100,7 @@ int main(void)
 	tcase_add_test(tc, test_run_summary_and_store);
 	tcase_add_test(tc, test_violation_replays);
 	tcase_add_test(tc, test_stat_interval_named);
+	tcase_add_test(tc, test_run_refusals);
 	tcase_add_test(tc, test_list_and_usage);
 	tcase_add_test(tc, test_scenarios_and_docs);
 	tcase_add_test(tc, test_bench_compare);

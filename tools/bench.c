@@ -283,8 +283,10 @@ static double best_of(double (*fn)(void), unsigned int repeat)
 	return best;
 }
 
-/* Member @key of case @o as a number >= 0, or false. */
-static bool json_number(JsonObject *o, const char *key, double *v)
+/* Member @key of case @o as a finite number >= 0 (> 0 if @positive),
+ * or false. */
+static bool json_number(JsonObject *o, const char *key, bool positive,
+			double *v)
 {
 	JsonNode *n = json_object_get_member(o, key);
 
@@ -293,7 +295,7 @@ static bool json_number(JsonObject *o, const char *key, double *v)
 	     json_node_get_value_type(n) != G_TYPE_INT64))
 		return false;
 	*v = json_node_get_double(n);
-	return *v >= 0;
+	return isfinite(*v) && (positive ? *v > 0 : *v >= 0);
 }
 
 bool bench_read_json(const char *path, GArray *rows, GError **err)
@@ -305,14 +307,26 @@ bool bench_read_json(const char *path, GArray *rows, GError **err)
 	JsonArray *cases = NULL;
 
 	if (!json_parser_load_from_file(p, path, err)) {
-		g_prefix_error(err, "%s: ", path);
+		/* json-glib names the file itself in a parse error */
+		if (!g_str_has_prefix((*err)->message, path))
+			g_prefix_error(err, "%s: ", path);
 		return false;
 	}
 	root = json_parser_get_root(p);
 	if (root && JSON_NODE_HOLDS_OBJECT(root) &&
-	    json_object_has_member(json_node_get_object(root), "cases"))
-		cases = json_object_get_array_member(json_node_get_object(root),
-						     "cases");
+	    json_object_has_member(json_node_get_object(root), "cases")) {
+		JsonNode *cn = json_object_get_member(
+			json_node_get_object(root), "cases");
+
+		if (!JSON_NODE_HOLDS_ARRAY(cn)) {
+			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				    "%s: \"cases\" is not a list (is it a "
+				    "file `qsim bench --json` wrote?)",
+				    path);
+			return false;
+		}
+		cases = json_node_get_array(cn);
+	}
 	for (guint i = 0; cases && i < json_array_get_length(cases); i++) {
 		JsonNode *cn = json_array_get_element(cases, i);
 		JsonObject *c = JSON_NODE_HOLDS_OBJECT(cn)
@@ -334,8 +348,9 @@ bool bench_read_json(const char *path, GArray *rows, GError **err)
 			return false;
 		}
 		strcpy(r.name, name);
+		/* times positive: a ratio of them is taken */
 		for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
-			if (!json_number(c, keys[k], &v[k])) {
+			if (!json_number(c, keys[k], k < 2, &v[k])) {
 				g_set_error(err, G_FILE_ERROR,
 					    G_FILE_ERROR_INVAL,
 					    "%s: case %u: scenario %s has no "
@@ -497,9 +512,14 @@ int bench_main(const struct bench_opts *o, FILE *out)
 	pair = best_of(host_lock_pair_ns, repeat);
 	sw = best_of(coro_switch_ns, repeat);
 	ev = best_of(event_ns, repeat);
-	fprintf(out, "qsim bench (%s; coroutines %s; %s)\n",
-		o->quick ? "quick" : "full", sim_coro_impl(),
-		repeat > 1 ? "fastest of several runs each" : "one run each");
+	if (repeat > 1)
+		fprintf(out,
+			"qsim bench (%s; coroutines %s; fastest of %u runs "
+			"each)\n",
+			o->quick ? "quick" : "full", sim_coro_impl(), repeat);
+	else
+		fprintf(out, "qsim bench (%s; coroutines %s; one run each)\n",
+			o->quick ? "quick" : "full", sim_coro_impl());
 	fprintf(out,
 		"reference: host lock/unlock pair %.2f ns; coroutine switch "
 		"%.2f ns; engine event with switch %.2f ns\n\n",
@@ -556,43 +576,54 @@ int bench_main(const struct bench_opts *o, FILE *out)
 		}
 	}
 
-	/* The scaling tables, from the runs above. */
-	fprintf(out, "\nscaling (host seconds per simulated second):\n");
-	fprintf(out, "  vs vCPUs, qspinlock at 1x:");
-	for (guint i = 0; i < cases->len; i++) {
-		const struct bench_case *c =
-			&g_array_index(cases, struct bench_case, i);
+	/* The scaling tables, from the runs above (a line only where
+	 * --only left it a run). */
+	{
+		g_autoptr(GString) vc = g_string_new(NULL);
+		g_autoptr(GString) st = g_string_new(NULL);
+		g_autoptr(GString) cs = g_string_new(NULL);
 
-		if (strcmp(c->lock, "qspinlock") || c->vcpus != c->pcpus ||
-		    strcmp(c->group, "main") || !figs[i].sim_s)
-			continue;
-		fprintf(out, "  %u: %.2f (%.4f per vCPU)", c->vcpus,
-			figs[i].host_s / figs[i].sim_s,
-			figs[i].host_s / figs[i].sim_s / c->vcpus);
-	}
-	fprintf(out, "\n  vs simulated time, qspinlock 64 vCPUs:");
-	for (guint i = 0; i < cases->len; i++) {
-		const struct bench_case *c =
-			&g_array_index(cases, struct bench_case, i);
+		for (guint i = 0; i < cases->len; i++) {
+			const struct bench_case *c =
+				&g_array_index(cases, struct bench_case, i);
+			const struct bench_fig *f = &figs[i];
 
-		if (strcmp(c->group, "scale-time") || !figs[i].sim_s)
-			continue;
-		fprintf(out, "  %.3f s sim: %.3f s host (%.2f per sim s)",
-			figs[i].sim_s, figs[i].host_s,
-			figs[i].host_s / figs[i].sim_s);
+			if (!strcmp(c->lock, "qspinlock") &&
+			    c->vcpus == c->pcpus && !strcmp(c->group, "main") &&
+			    f->sim_s)
+				g_string_append_printf(
+					vc, "  %u: %.2f (%.4f per vCPU)",
+					c->vcpus, f->host_s / f->sim_s,
+					f->host_s / f->sim_s / c->vcpus);
+			if (!strcmp(c->group, "scale-time") && f->sim_s)
+				g_string_append_printf(
+					st,
+					"  %.3f s sim: %.3f s host (%.2f per "
+					"sim s)",
+					f->sim_s, f->host_s,
+					f->host_s / f->sim_s);
+			if (!strcmp(c->group, "scale-cs") && f->acquisitions)
+				g_string_append_printf(
+					cs, "  cs %s: %.0f", c->cs,
+					f->host_s * 1e9 /
+						(double)f->acquisitions);
+		}
+		if (vc->len || st->len || cs->len)
+			fprintf(out, "\nscaling (host seconds per simulated "
+				     "second):\n");
+		if (vc->len)
+			fprintf(out, "  vs vCPUs, qspinlock at 1x:%s\n",
+				vc->str);
+		if (st->len)
+			fprintf(out,
+				"  vs simulated time, qspinlock 64 vCPUs:%s\n",
+				st->str);
+		if (cs->len)
+			fprintf(out,
+				"  vs critical section, qspinlock 16 vCPUs, "
+				"host ns per acquisition:%s\n",
+				cs->str);
 	}
-	fprintf(out, "\n  vs critical section, qspinlock 16 vCPUs, host ns "
-		     "per acquisition:");
-	for (guint i = 0; i < cases->len; i++) {
-		const struct bench_case *c =
-			&g_array_index(cases, struct bench_case, i);
-
-		if (strcmp(c->group, "scale-cs") || !figs[i].acquisitions)
-			continue;
-		fprintf(out, "  cs %s: %.0f", c->cs,
-			figs[i].host_s * 1e9 / (double)figs[i].acquisitions);
-	}
-	fprintf(out, "\n");
 
 	fprintf(out, "\ntargets:\n");
 	fprintf(out, "  event dispatch with switch <= 60 ns: %.1f ns  %s\n", ev,

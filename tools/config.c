@@ -1500,6 +1500,51 @@ static bool check_host_limits(const struct qsim_config *cfg, const char *path,
 	return true;
 }
 
+/* Is hold @d (of @key) at least the hang bound, on average?  Says so. */
+static bool hold_too_long(const struct qsim_config *cfg, const char *key,
+			  const struct sim_duration *d, const char *path,
+			  GError **error)
+{
+	char a[32], b[32];
+
+	if (sim_duration_mean(d) < cfg->hang_bound_ps)
+		return false;
+	g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+		    "%s: [workload] %s = %s: a waiter behind one such hold "
+		    "waits longer than [check] hang_bound = %s, which the "
+		    "checks report as a hang (exit 2); make the hold shorter "
+		    "than hang_bound, or raise hang_bound",
+		    path, key, sim_format_duration(d, a, sizeof(a)),
+		    sim_format_time(cfg->hang_bound_ps, b, sizeof(b)));
+	return true;
+}
+
+/*
+ * Holds (mean) the hang bound would report: with more than one vCPU,
+ * someone waits behind each (session 14, a fresh-user audit: cs = 500ms
+ * ran into a starvation violation).  The holds in use: lock_cs's, else
+ * write_cs or cs; read_cs when set.
+ */
+static bool hold_checks(const struct qsim_config *cfg, const char *path,
+			GError **error)
+{
+	if (cfg->vcpus < 2)
+		return true;
+	if (cfg->lock_cs) {
+		for (unsigned int i = 0; i < cfg->nlocks; i++)
+			if (hold_too_long(cfg, "lock_cs", &cfg->lock_cs[i],
+					  path, error))
+				return false;
+	} else if (hold_too_long(cfg, cfg->write_cs.set ? "write_cs" : "cs",
+				 cfg->write_cs.set ? &cfg->write_cs.d
+						   : &cfg->cs,
+				 path, error)) {
+		return false;
+	}
+	return !(cfg->read_cs.set &&
+		 hold_too_long(cfg, "read_cs", &cfg->read_cs.d, path, error));
+}
+
 /*
  * [workload] combinations that cannot give what they ask for.  A key of
  * another workload type (steps for a locktest, say) or one with nothing
@@ -1521,6 +1566,20 @@ static bool workload_checks(struct qsim_config *cfg, const char *path,
 			"only lock 0 of the %u would be taken; use random "
 			"or vcpu (or type ebizzy, kbuild or netperf)",
 			path, cfg->workload, cfg->nlocks);
+		return false;
+	}
+	if (cfg->stat_interval_ps != SIM_TIME_NEVER &&
+	    cfg->stat_interval_ps > 0 && cfg->stat_interval_ps < SIM_US) {
+		char a[32];
+
+		g_set_error(
+			error, CFG_ERROR, CFG_ERROR_VALUE,
+			"%s: [workload] stat_interval = %s: statistics "
+			"lines every less than 1us would be more output "
+			"than simulation; give 0 (none), auto, or from 1us "
+			"to 1000s",
+			path,
+			sim_format_time(cfg->stat_interval_ps, a, sizeof(a)));
 		return false;
 	}
 	if (cfg->long_hold_prob > 0 &&
@@ -1705,6 +1764,8 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 			}
 		}
 	}
+	if (!hold_checks(cfg, path, error))
+		return false;
 	if (strcmp(cfg->mutant, "none")) {
 		const struct lk_ops *m = lk_find_mutant(cfg->mutant);
 

@@ -193,10 +193,21 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 
 		/* Checked here so that the message names the option, not
 		 * the --set it becomes. */
+		sim_time_t t = 0;
+
 		if (!cfg_value_check("workload", "stat_interval",
 				     a->stat_interval, &e)) {
 			fprintf(stderr, "qsim %s: --stat-interval '%s': %s\n",
 				argv[0], a->stat_interval, e->message);
+			return EXIT_INPUT;
+		}
+		if (sim_parse_time(a->stat_interval, &t) && t > 0 &&
+		    t < SIM_US) {
+			fprintf(stderr,
+				"qsim %s: --stat-interval '%s': less than 1us "
+				"would be more output than simulation; 0 "
+				"(none), auto, or from 1us to 1000s\n",
+				argv[0], a->stat_interval);
 			return EXIT_INPUT;
 		}
 		g_ptr_array_add(all,
@@ -213,6 +224,14 @@ static int parse_run_args(int argc, char **argv, bool run, struct run_args *a)
 	if (quiet && json) {
 		fprintf(stderr, "qsim %s: --quiet or --json, not both\n",
 			argv[0]);
+		return EXIT_INPUT;
+	}
+	/* options that would do nothing, as torture refuses them */
+	if (nostore && (a->db || a->tag)) {
+		fprintf(stderr,
+			"qsim %s: --no-store with %s: nothing is stored, so it "
+			"would do nothing; give one or the other\n",
+			argv[0], a->db ? "--db" : "--tag");
 		return EXIT_INPUT;
 	}
 	g_ptr_array_add(all, NULL);
@@ -711,6 +730,14 @@ static int cmd_list(int argc, char **argv)
 		       "keys [SECTION]; none: all of them\n");
 		return EXIT_OK;
 	}
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-') {
+			fprintf(stderr,
+				"qsim list: unknown option %s (qsim list "
+				"--help)\n",
+				argv[i]);
+			return EXIT_INPUT;
+		}
 	if (argc > 3 || (argc == 3 && strcmp(what, "keys"))) {
 		fprintf(stderr, "qsim list: too many arguments\n");
 		return EXIT_INPUT;

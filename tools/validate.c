@@ -200,17 +200,24 @@ static bool parse_figure(struct val_case *c, GKeyFile *kf, const char *group,
 	    (!to || (f->to = variant_find(c, to)) < 0))
 		return bad_key(error, c->path, group, "to",
 			       "expected the name of a [variant] section");
+	/* Finite: a NaN printed as >=inf, 1e400 as inf (session 14).  A
+	 * bound (min, max) may be 0, not below: every figure is a count, a
+	 * rate, a share or a ratio. */
 	f->published = pub ? g_ascii_strtod(pub, &end) : 0;
-	if (!pub || *end ||
-	    !(f->published > 0 || f->kind == VK_MIN || f->kind == VK_MAX))
+	if (!pub || end == pub || *end || !isfinite(f->published) ||
+	    !(f->published > 0 ||
+	      ((f->kind == VK_MIN || f->kind == VK_MAX) && f->published == 0)))
 		return bad_key(error, c->path, group, "published",
-			       "expected a positive number");
+			       f->kind == VK_MIN || f->kind == VK_MAX
+				       ? "expected a finite number, 0 or more"
+				       : "expected a finite positive number");
 	f->tolerance = 1.5;
 	if (tol) {
 		f->tolerance = g_ascii_strtod(tol, &end);
-		if (*end || !(f->tolerance >= 1.0))
+		if (end == tol || *end || !isfinite(f->tolerance) ||
+		    !(f->tolerance >= 1.0 && f->tolerance <= 1000))
 			return bad_key(error, c->path, group, "tolerance",
-				       "expected a factor of at least 1");
+				       "expected a factor from 1 to 1000");
 	}
 	return true;
 }
@@ -235,7 +242,8 @@ static struct val_case *case_load(const char *path, GError **error)
 	c->name = g_key_file_get_string(kf, "validate", "name", NULL);
 	c->title = g_key_file_get_string(kf, "validate", "title", NULL);
 	c->source = g_key_file_get_string(kf, "validate", "source", NULL);
-	if (!c->name || !c->title || !c->source) {
+	if (!c->name || !c->title || !c->source || !*g_strstrip(c->name) ||
+	    !*g_strstrip(c->title) || !*g_strstrip(c->source)) {
 		bad_key(error, path, "validate", "name, title, source",
 			"every case names itself, what it reproduces and "
 			"where that was published");
