@@ -575,13 +575,9 @@ static GPtrArray *make_points(const struct compare_opts *o, GPtrArray *vs,
 	return g_steal_pointer(&pts);
 }
 
-/* "@head WHERE @cond @tail" with @v's texts bound. */
-static sqlite3_stmt *stored_query(struct store *st, const struct variant *v,
-				  const char *head, const char *cond,
-				  const char *tail, GError **error)
+/* @sql prepared on @st, or NULL with @error naming the store. */
+static sqlite3_stmt *prepare(struct store *st, const char *sql, GError **error)
 {
-	g_autofree char *sql =
-		g_strdup_printf("%s WHERE %s %s", head, cond, tail);
 	sqlite3_stmt *q;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
@@ -589,6 +585,20 @@ static sqlite3_stmt *stored_query(struct store *st, const struct variant *v,
 			    sqlite3_errmsg(st->db));
 		return NULL;
 	}
+	return q;
+}
+
+/* "@head WHERE @cond @tail" with @v's texts bound. */
+static sqlite3_stmt *stored_query(struct store *st, const struct variant *v,
+				  const char *head, const char *cond,
+				  const char *tail, GError **error)
+{
+	g_autofree char *sql =
+		g_strdup_printf("%s WHERE %s %s", head, cond, tail);
+	sqlite3_stmt *q = prepare(st, sql, error);
+
+	if (!q)
+		return NULL;
 	for (guint b = 0; b < v->binds->len; b++)
 		sqlite3_bind_text(q, (int)b + 1, g_ptr_array_index(v->binds, b),
 				  -1, SQLITE_STATIC);
@@ -642,15 +652,13 @@ static bool read_prints(struct store *st, struct variant *v, GError **error)
 {
 	sqlite3_stmt *q;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT r.events, r.measured_ps, (SELECT "
-			       "SUM(acquisitions) FROM lock_results WHERE "
-			       "run_id = r.id) FROM runs r WHERE r.id = ?1",
-			       -1, &q, NULL) != SQLITE_OK) {
-		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
-			    sqlite3_errmsg(st->db));
+	q = prepare(st,
+		    "SELECT r.events, r.measured_ps, (SELECT "
+		    "SUM(acquisitions) FROM lock_results WHERE "
+		    "run_id = r.id) FROM runs r WHERE r.id = ?1",
+		    error);
+	if (!q)
 		return false;
-	}
 	for (guint r = 0; r < v->runs->len; r++) {
 		struct print p = {0};
 
@@ -707,14 +715,12 @@ static bool read_work_types(struct store *st, struct variant *v, GError **error)
 {
 	sqlite3_stmt *q;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT value FROM params WHERE run_id = ?1 "
-			       "AND section = 'workload' AND key = 'type'",
-			       -1, &q, NULL) != SQLITE_OK) {
-		g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
-			    sqlite3_errmsg(st->db));
+	q = prepare(st,
+		    "SELECT value FROM params WHERE run_id = ?1 "
+		    "AND section = 'workload' AND key = 'type'",
+		    error);
+	if (!q)
 		return false;
-	}
 	for (guint r = 0; r < v->runs->len; r++) {
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, g_array_index(v->runs, int64_t, r));
@@ -739,12 +745,9 @@ static bool read_metrics(struct store *st, struct variant *v, GError **error)
 	for (unsigned int m = 0; m < NM; m++) {
 		sqlite3_stmt *q;
 
-		if (sqlite3_prepare_v2(st->db, metrics[m].sql, -1, &q, NULL) !=
-		    SQLITE_OK) {
-			g_set_error(error, STORE_ERROR, 1, "%s: %s", st->path,
-				    sqlite3_errmsg(st->db));
+		q = prepare(st, metrics[m].sql, error);
+		if (!q)
 			return false;
-		}
 		for (guint r = 0; r < v->runs->len; r++) {
 			double x = NAN;
 

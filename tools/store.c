@@ -202,7 +202,9 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 /*
  * Schema 12: every resolved key as a row, a run's identity (the SHA-256
  * of its resolved parameters and of the binary that ran it: a point a
- * sweep or compare already has), a tag, and views for common questions.
+ * sweep or compare already has) and a tag.  (Its views over seeds are
+ * schema 17's: a file migrated from 12 to 16 has the old ones, which step
+ * 16 -> 17 replaces.)
  */
 #define PARAMS_DDL                                                            \
 	"ALTER TABLE runs ADD COLUMN tag TEXT;\n"                             \
@@ -216,30 +218,7 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
 	"  key TEXT NOT NULL,\n"                                              \
 	"  value TEXT NOT NULL,\n"                                            \
 	"  PRIMARY KEY (run_id, section, key)\n);\n"                          \
-	"CREATE INDEX params_value ON params(section, key, value);\n"         \
-	"CREATE VIEW lock_worst_p99 AS\n"                                     \
-	"  SELECT r.lock, MAX(l.lat_p99_ns) AS worst_p99_ns,\n"               \
-	"         COUNT(*) AS runs\n"                                         \
-	"  FROM runs r JOIN lock_results l ON l.run_id = r.id\n"              \
-	"  WHERE r.status = 'ok' GROUP BY r.lock;\n"                          \
-	"CREATE VIEW lhp_by_overcommit AS\n"                                  \
-	"  SELECT r.lock, ROUND(r.overcommit, 3) AS overcommit,\n"            \
-	"         COUNT(DISTINCT r.id) AS runs,\n"                            \
-	"         SUM(l.lhp_events) AS lhp_events,\n"                         \
-	"         SUM(l.lhp_total_ns) AS lhp_total_ns,\n"                     \
-	"         SUM(l.lwp_events) AS lwp_events\n"                          \
-	"  FROM runs r JOIN lock_results l ON l.run_id = r.id\n"              \
-	"  WHERE r.status = 'ok' GROUP BY 1, 2;\n"                            \
-	"CREATE VIEW throughput_by_overcommit AS\n"                           \
-	"  SELECT r.lock, p.value AS pv_mapping,\n"                           \
-	"         ROUND(r.overcommit, 3) AS overcommit,\n"                    \
-	"         COUNT(*) AS runs, AVG(s.throughput) AS throughput\n"        \
-	"  FROM runs r\n"                                                     \
-	"  JOIN (SELECT run_id, SUM(throughput) AS throughput\n"              \
-	"        FROM lock_results GROUP BY run_id) s ON s.run_id = r.id\n"   \
-	"  LEFT JOIN params p ON p.run_id = r.id AND p.section = 'lock'\n"    \
-	"       AND p.key = 'pv_mapping'\n"                                   \
-	"  WHERE r.status = 'ok' GROUP BY 1, 2, 3;\n"
+	"CREATE INDEX params_value ON params(section, key, value);\n"
 
 /* Schema 15: every tag of a run, its own (runs.tag) and those of the
  * sweeps and compares that reused it. */
@@ -273,9 +252,9 @@ static bool exec_wait(struct store *st, const char *sql, GError **error)
  * views over seeds on it.
  */
 #define DISTINCT_VIEWS_DDL                                                  \
-	"DROP VIEW lock_worst_p99;\n"                                       \
-	"DROP VIEW lhp_by_overcommit;\n"                                    \
-	"DROP VIEW throughput_by_overcommit;\n"                             \
+	"DROP VIEW IF EXISTS lock_worst_p99;\n"                             \
+	"DROP VIEW IF EXISTS lhp_by_overcommit;\n"                          \
+	"DROP VIEW IF EXISTS throughput_by_overcommit;\n"                   \
 	"CREATE VIEW distinct_runs AS\n"                                    \
 	"  SELECT * FROM runs WHERE id IN (SELECT MIN(id) FROM runs\n"      \
 	"    GROUP BY COALESCE(params_sha256, id),\n"                       \
