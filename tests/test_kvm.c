@@ -61,7 +61,7 @@ END_TEST
  * kick does not yield to the kicked vCPU (kick_yield), which would run it
  * next whatever the granularity.
  */
-static double wake_wait_ns(const char *gran)
+static double wake_wait_ns_seed(const char *gran, unsigned int seed)
 {
 	g_autofree char *text = g_strdup_printf(
 		"[run]\nduration = 200ms\nwarmup = 20ms\n"
@@ -76,7 +76,8 @@ static double wake_wait_ns(const char *gran)
 		"[noise]\npartitions = 1\nvcpus = 2\n"
 		"[guest]\nhz = 0\nirq_rate = 0\n",
 		gran);
-	struct qsim_config *cfg = tu_config(text, NULL);
+	g_autofree char *set = g_strdup_printf("run.seed=%u", seed);
+	struct qsim_config *cfg = tu_config(text, set, NULL);
 	struct qsim_results res;
 	double wait;
 
@@ -86,6 +87,30 @@ static double wake_wait_ns(const char *gran)
 	qsim_results_clear(&res);
 	cfg_free(cfg);
 	return wait;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median over seeds 1 to 5: a run has some 70 kicks, and a few whose
+ * vCPU does not lead in vruntime wait for a slice end, so one seed's mean
+ * ranges from 8 us to 361 us with preemption (session 14, when fully
+ * ordered atomics took their entry sync and seed 1 moved from 141 us to
+ * 361 us; without preemption every seed is near 5 ms).
+ */
+static double wake_wait_ns(const char *gran)
+{
+	double w[5];
+
+	for (unsigned int i = 0; i < 5; i++)
+		w[i] = wake_wait_ns_seed(gran, i + 1);
+	qsort(w, 5, sizeof(w[0]), cmp_double);
+	return w[2];
 }
 
 START_TEST(test_wakeup_preemption)

@@ -60,7 +60,7 @@ typedef struct {
 /* --- hooks into the engine (shim.c) --- */
 
 void lk_shim_barrier(sim_time_t cost);
-void lk_shim_rmw_fence(void);
+void lk_shim_rmw_fence(bool entry, bool stored);
 void lk_shim_relax(void);
 
 static inline struct sim_cpu *lk_access_begin(const volatile void *p,
@@ -181,6 +181,8 @@ static inline void lk_rmw_begin(const volatile void *p, size_t size, int ord)
 {
 	struct sim_cpu *c = sim_current();
 
+	if (ord == SIM_ORD_FULL)
+		lk_shim_rmw_fence(true, true);
 	if (c && c->mm)
 		sim_mm_rmw_begin(c, p, size, (enum sim_order)ord);
 }
@@ -194,14 +196,15 @@ static inline void lk_rmw_begin(const volatile void *p, size_t size, int ord)
 		lk_access_end((c), (p), (n) != (old));                     \
 	} while (0)
 
-static inline void lk_rmw_end(int ord)
+/* @stored: the atomic wrote (a failed compare branches past the sync). */
+static inline void lk_rmw_end(int ord, bool stored)
 {
 	struct sim_cpu *c = sim_current();
 
 	if (c && c->mm)
 		sim_mm_rmw_end(c, (enum sim_order)ord);
 	if (ord == SIM_ORD_FULL)
-		lk_shim_rmw_fence();
+		lk_shim_rmw_fence(false, stored);
 }
 
 #define __cmpxchg_hint(ptr, o, n, ord, hint)                            \
@@ -216,7 +219,7 @@ static inline void lk_rmw_end(int ord)
 		} while (__cx_r == __cx_o && !lk_stcx(__cx_c, __cx_p)); \
 		if (__cx_r == __cx_o)                                   \
 			lk_rmw_store(__cx_c, __cx_p, __cx_r, __cx_n);   \
-		lk_rmw_end(ord);                                        \
+		lk_rmw_end(ord, __cx_r == __cx_o);                      \
 		__cx_r;                                                 \
 	})
 #define __cmpxchg(ptr, o, n, ord) __cmpxchg_hint(ptr, o, n, ord, false)
@@ -241,7 +244,7 @@ static inline void lk_rmw_end(int ord)
 			__fo_new = (__typeof__(*__fo_p))(__fo_old op(v)); \
 		} while (!lk_stcx(__fo_c, __fo_p));                       \
 		lk_rmw_store(__fo_c, __fo_p, __fo_old, __fo_new);         \
-		lk_rmw_end(ord);                                          \
+		lk_rmw_end(ord, true);                                    \
 		__fo_old;                                                 \
 	})
 
@@ -267,7 +270,7 @@ static inline void lk_rmw_end(int ord)
 		__an_new = (__typeof__(*__an_p))(__an_old + (v));         \
 		if (__an_old >= 0)                                        \
 			lk_rmw_store(__an_c, __an_p, __an_old, __an_new); \
-		lk_rmw_end(ord);                                          \
+		lk_rmw_end(ord, __an_old >= 0);                           \
 		__an_new;                                                 \
 	})
 
@@ -282,7 +285,7 @@ static inline void lk_rmw_end(int ord)
 			__xc_r = *__xc_p;                     \
 		} while (!lk_stcx(__xc_c, __xc_p));           \
 		lk_rmw_store(__xc_c, __xc_p, __xc_r, __xc_n); \
-		lk_rmw_end(ord);                              \
+		lk_rmw_end(ord, true);                        \
 		__xc_r;                                       \
 	})
 

@@ -31,21 +31,28 @@ void lk_shim_barrier(sim_time_t full)
 }
 
 /*
- * The full barrier of a fully ordered atomic.  On POWER a sync after the
- * stcx.  A locked instruction is itself the fence (Intel SDM vol. 3A,
- * 8.2.2): its cost is the atomic's and it waited for the store buffer
- * before it ran (sim_access), so only the ordering remains.
+ * The full barriers of a fully ordered atomic, @entry before its larx and
+ * after it otherwise.  On POWER a sync on each side (the kernel's
+ * PPC_ATOMIC_ENTRY_BARRIER and PPC_ATOMIC_EXIT_BARRIER, asm/synch.h), the
+ * one after only when it @stored: a compare that fails branches past it
+ * (asm/cmpxchg.h).  Until session 14 qsim charged one sync, after, even
+ * for a failed compare.  A locked instruction is itself the fence (Intel
+ * SDM vol. 3A, 8.2.2): its cost is the atomic's and it waited for the
+ * store buffer before it ran (sim_access), so only the ordering remains.
  */
-void lk_shim_rmw_fence(void)
+void lk_shim_rmw_fence(bool entry, bool stored)
 {
 	struct sim_cpu *c = sim_current();
 
 	if (!c)
 		return;
-	if (c->sim->mem.topo.llsc)
-		lk_shim_barrier(1);
-	else /* the store buffer was drained before it ran: ordering only */
+	if (c->sim->mem.topo.llsc) {
+		if (entry || stored)
+			lk_shim_barrier(1);
+	} else if (!entry) {
+		/* the store buffer was drained before it ran: ordering only */
 		sim_cpu_sync_stores(c);
+	}
 }
 
 static void relax_at(const void *frame)
