@@ -81,8 +81,9 @@ void hv_ple_exit(struct sim_event *ev)
  * vCPU's host thread polls its pCPU for a wake-up for up to its poll
  * window before it really sleeps; a wake-up while it polls resumes it at
  * once, with no wake or dispatch latency.  After each halt the window
- * adapts as KVM's does: a halt longer than halt_poll_ns_max shrinks it
- * to 0 (halt_poll_ns_shrink = 0), a shorter one grows it, from 10 us
+ * adapts as KVM's does: a halt the window covered leaves it as it is, one
+ * longer than halt_poll_ns_max shrinks it to 0 (halt_poll_ns_shrink = 0),
+ * one between the two (and under the maximum) grows it, from 10 us
  * (halt_poll_ns_grow_start) doubling (halt_poll_ns_grow = 2), up to the
  * maximum.  The polled time is host work: counted with dispatch.
  */
@@ -94,9 +95,13 @@ void hv_halt_poll_adapt(struct hv_vcpu *v, sim_time_t t)
 
 	if (!max)
 		return;
+	/* Within the window (the poll caught it): as it is.  Longer than
+	 * the maximum: reset.  Between, and under the maximum: grow. */
+	if (halted <= v->halt_poll_ps)
+		return;
 	if (halted > max)
 		v->halt_poll_ps = 0;
-	else if (v->halt_poll_ps < max)
+	else if (v->halt_poll_ps < max && halted < max)
 		v->halt_poll_ps =
 			SIM_MIN(max, v->halt_poll_ps ? 2 * v->halt_poll_ps
 						     : HV_HALT_POLL_GROW_START);
