@@ -19,8 +19,11 @@ void lk_shim_barrier(sim_time_t full)
 		return;
 	m = &c->sim->mem;
 	if (!full) {
-		/* lwsync (smp_rmb, smp_wmb): a hit's time, and its ordering. */
-		c->now_ps += m->cost.hit_ps;
+		/* lwsync (smp_rmb, smp_wmb): a hit's time, and its ordering.
+		 * On x86 they are compiler barriers (TSO orders loads with
+		 * loads and stores with stores): no time (session 14). */
+		if (m->topo.llsc)
+			c->now_ps += m->cost.hit_ps;
 		if (c->mm)
 			sim_mm_fence(c, SIM_FENCE_LW);
 		return;
