@@ -336,8 +336,8 @@ static const struct cfg_key cfg_keys[] = {
 	{"hypervisor", "hcall", CT_TIME, "auto", 0, T(SIM_MS), NULL,
 	 OFF(hcall_ps),
 	 "cost of one hcall or hypercall, entry and exit (auto: 500ns under "
-	 "PowerVM and rr; under kvm 2us on POWER, KVM-HV's NULL hcall, 700ns "
-	 "on x86, a VM exit and entry)"},
+	 "powervm, rr and adversarial; under kvm 2us on POWER, KVM-HV's NULL "
+	 "hcall, 700ns on x86, a VM exit and entry)"},
 	{"hypervisor", "wake_latency", CT_TIME, "auto", 0, T(10 * SIM_MS), NULL,
 	 OFF(wake_latency_ps),
 	 "from H_PROD or a kick of a ceded or halted vCPU to it runnable "
