@@ -557,9 +557,6 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 	struct ppc_qnodes *qn = cpu_qnodes(smp_processor_id());
 	struct ppc_qnode *node, *next;
 	bool sleepy = false, mustq = false, seen_preempted = false;
-	/* Without stealing (qspl_steal_spins = 0) the head keeps no count
-	 * and never sets must-queue, as the kernel's !maybe_stealers. */
-	bool stealers = p->qspl.steal_spins != 0;
 	u32 tail, old, iters = 0;
 	int idx;
 
@@ -608,7 +605,7 @@ again:
 
 		if (!(v & _Q_LOCKED_VAL))
 			break;
-		if (pv && stealers)
+		if (pv)
 			sleepy_check(lock, v, &sleepy, seen_preempted);
 		/* Propagate sleepiness to the next waiter (6.7+). */
 		if (pv && p->qspl.pv_yield_sleepy_owner) {
@@ -618,15 +615,10 @@ again:
 			    vcpu_is_preempted(owner_of(v)))
 				WRITE_ONCE(nx->sleepy, 1);
 		}
+		/* The kernel's head counts whether or not stealing is on
+		 * (its maybe_stealers is constant: the fast path's trylock
+		 * steals past the queue whatever qspl_steal_spins says). */
 		preempted = yield_to_locked_owner(lock, v, pv, mustq);
-		if (!stealers) {
-			/* Nobody can steal: no count, no must-queue; sleep
-			 * until the word moves. */
-			if (!preempted)
-				spin_on_word(lock, v, pv, false, node,
-					     0xffffffffU, NULL);
-			continue;
-		}
 		if (preempted) {
 			seen_preempted = true;
 			if (pv)

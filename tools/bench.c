@@ -348,9 +348,11 @@ bool bench_read_json(const char *path, GArray *rows, GError **err)
 			return false;
 		}
 		strcpy(r.name, name);
-		/* times positive: a ratio of them is taken */
+		/* times positive: a ratio of them is taken; counts below
+		 * 2^63, to convert */
 		for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
-			if (!json_number(c, keys[k], k < 2, &v[k])) {
+			if (!json_number(c, keys[k], k < 2, &v[k]) ||
+			    (k >= 2 && v[k] >= 9.2e18)) {
 				g_set_error(err, G_FILE_ERROR,
 					    G_FILE_ERROR_INVAL,
 					    "%s: case %u: scenario %s has no "

@@ -397,8 +397,8 @@ static const struct cfg_key cfg_keys[] = {
 	{"partition", "capped", CT_BOOL, "false", 0, 0, NULL, OFF(capped),
 	 "powervm: never run beyond the entitlement"},
 	{"partition", "weight", CT_UINT, "128", 0, 255, NULL, OFF(weight),
-	 "powervm: uncapped weight for spare capacity; kvm: CPU share "
-	 "weight"},
+	 "powervm: uncapped weight for spare capacity (0: none, as if "
+	 "capped); kvm: CPU share weight (0 counts as 1)"},
 
 	{"noise", "partitions", CT_UINT, "0", 0, CFG_MAX_NOISE, NULL,
 	 OFF(noise_parts),
@@ -411,7 +411,7 @@ static const struct cfg_key cfg_keys[] = {
 	{"noise", "capped", CT_BOOL, "false", 0, 0, NULL, OFF(noise_capped),
 	 "the noise partitions are capped"},
 	{"noise", "weight", CT_UINT, "128", 0, 255, NULL, OFF(noise_weight),
-	 "their uncapped weight"},
+	 "their uncapped weight (as [partition] weight)"},
 	{"noise", "locktest", CT_BOOL, "false", 0, 0, NULL, OFF(noise_locktest),
 	 "run the guest's lock workload ([lock], [workload]) on locks of "
 	 "their own instead of CPU hogs"},

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QK_API_VERSION 3
+#define QK_API_VERSION 4
 
 /* The kinds of a shared access (sim/engine.h's enum sim_access). */
 enum qk_access {
@@ -63,6 +63,11 @@ struct qk_api {
 	bool (*stcx)(void *cpu, const volatile void *p);
 	/* A barrier: 0 lightweight (lwsync, isync), 1 full (sync). */
 	void (*fence)(int full);
+	/* The full barriers of a fully ordered atomic (version 4): @entry
+	 * before its first larx, else after it, when it @stored (the
+	 * clean-room shim's lk_shim_rmw_fence: a sync each side on POWER,
+	 * none after a failed compare; ordering only on x86). */
+	void (*rmw_fence)(int entry, int stored);
 	/*
 	 * The weak memory models (qk_params.memory, docs/memory-model.md),
 	 * called only when one is on.  After access(QK_READ) of a marked

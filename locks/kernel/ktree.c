@@ -140,6 +140,11 @@ static void k_fence(int full)
 	lk_shim_barrier(full != 0);
 }
 
+static void k_rmw_fence(int entry, int stored)
+{
+	lk_shim_rmw_fence(entry != 0, stored != 0);
+}
+
 /*
  * The weak memory models' hooks (kapi.h): the library calls them only
  * when the scenario has one; host memory and set-up code are plain.
@@ -406,6 +411,7 @@ static const struct qk_api kapi = {
 	.written = k_written,
 	.stcx = k_stcx,
 	.fence = k_fence,
+	.rmw_fence = k_rmw_fence,
 	.mm_load = k_mm_load,
 	.mm_store = k_mm_store,
 	.mm_rmw_begin = k_mm_rmw_begin,

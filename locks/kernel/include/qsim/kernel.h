@@ -302,7 +302,8 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
  * reservation, decide, try the store, retry from the load when the
  * reservation was lost.  @cond and @new see the loaded value as
  * __qk_old; @ord is its ordering (enum qk_order): a fully ordered one
- * (the unsuffixed kernel atomics) adds a full barrier after, and under
+ * (the unsuffixed kernel atomics) adds a full barrier before and, when it
+ * stored, after (the kernel's entry and exit syncs on POWER), and under
  * a weak model each orders as sim/mm.h says.  Evaluates to the loaded
  * value.
  */
@@ -312,6 +313,8 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 		__typeof__(*__u_p) __qk_old, __u_n;                         \
 		void *__u_c;                                                \
 		bool __u_do;                                                \
+		if ((ord) == QK_ORD_FULL)                                   \
+			qk->rmw_fence(1, 0);                                \
 		if (qk_params.memory)                                       \
 			qk->mm_rmw_begin(__u_p, sizeof(*__u_p), (ord));     \
 		for (;;) {                                                  \
@@ -337,7 +340,7 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 		if (qk_params.memory)                                       \
 			qk->mm_rmw_end((ord));                              \
 		if ((ord) == QK_ORD_FULL)                                   \
-			qk->fence(1);                                       \
+			qk->rmw_fence(0, __u_do);                           \
 		__qk_old;                                                   \
 	})
 
@@ -704,7 +707,7 @@ static inline void prod_cpu(int cpu)
  * tools/kasm.c models these instructions. */
 #define PPC_ACQUIRE_BARRIER	 "\n\tisync\n"
 #define PPC_RELEASE_BARRIER	 "\n\tlwsync\n"
-#define PPC_ATOMIC_ENTRY_BARRIER "\n\tlwsync\n"
+#define PPC_ATOMIC_ENTRY_BARRIER "\n\tsync\n"
 #define PPC_ATOMIC_EXIT_BARRIER	 "\n\tsync\n"
 
 #endif
