@@ -331,8 +331,10 @@ struct hv_params {
 	/* KVM's kick hypercall yields to the kicked vCPU if it waits. */
 	bool kick_yield;
 	/* KVM halt polling: the longest poll window (halt_poll_ns_max);
-	 * 0: off. */
+	 * 0: off.  After a halt longer than it the window is divided by
+	 * halt_poll_shrink (halt_poll_ns_shrink; 0: reset to 0). */
 	sim_time_t halt_poll_ps;
+	unsigned int halt_poll_shrink;
 };
 
 struct hv_policy_ops {

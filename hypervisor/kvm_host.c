@@ -82,7 +82,8 @@ void hv_ple_exit(struct sim_event *ev)
  * window before it really sleeps; a wake-up while it polls resumes it at
  * once, with no wake or dispatch latency.  After each halt the window
  * adapts as KVM's does: a halt the window covered leaves it as it is, one
- * longer than halt_poll_ns_max shrinks it to 0 (halt_poll_ns_shrink = 0),
+ * longer than halt_poll_ns_max shrinks it (divided by halt_poll_shrink,
+ * 0 below the grow start; halt_poll_shrink = 0: to 0),
  * one between the two (and under the maximum) grows it, from 10 us
  * (halt_poll_ns_grow_start) doubling (halt_poll_ns_grow = 2), up to the
  * maximum.  The polled time is host work: counted with dispatch.
@@ -99,9 +100,15 @@ void hv_halt_poll_adapt(struct hv_vcpu *v, sim_time_t t)
 	 * the maximum: reset.  Between, and under the maximum: grow. */
 	if (halted <= v->halt_poll_ps)
 		return;
-	if (halted > max)
-		v->halt_poll_ps = 0;
-	else if (v->halt_poll_ps < max && halted < max)
+	if (halted > max) {
+		/* shrink_halt_poll_ns: divide, or reset; below the grow
+		 * start it is 0 */
+		unsigned int k = v->hv->p.halt_poll_shrink;
+
+		v->halt_poll_ps = k ? v->halt_poll_ps / k : 0;
+		if (v->halt_poll_ps < HV_HALT_POLL_GROW_START)
+			v->halt_poll_ps = 0;
+	} else if (v->halt_poll_ps < max && halted < max)
 		v->halt_poll_ps =
 			SIM_MIN(max, v->halt_poll_ps ? 2 * v->halt_poll_ps
 						     : HV_HALT_POLL_GROW_START);

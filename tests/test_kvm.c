@@ -8,6 +8,7 @@
 #include "locks/lock.h"
 #include "qsim_kernel.h"
 #include "tests/testutil.h"
+#include "hypervisor/hv_internal.h"
 
 /*
  * 4 pCPUs, two saturating partitions of 4 vCPUs (a ticket lock spun on
@@ -233,6 +234,44 @@ START_TEST(test_halt_poll)
 	ck_assert_uint_eq(r.h.vcpus[0]->st.halt_polls_missed, 1);
 	ck_assert_uint_eq(r.h.vcpus[0]->halt_poll_ps, 20 * SIM_US);
 	tu_rig_destroy(&r);
+}
+END_TEST
+
+/*
+ * The poll window's adaptation by hand (kvm_vcpu_halt's rule), maximum
+ * 200 us: a halt the window covered leaves it (40 us, halted 30: 40); one
+ * between the window and the maximum grows it (40, halted 50: 80; 0,
+ * halted 5: the grow start, 10); one at the maximum leaves it (40, halted
+ * 200: 40); one past the maximum shrinks it: with halt_poll_shrink 0 to 0
+ * (40 -> 0), with 2 to half (40 -> 20), and to 0 below the grow start (15
+ * -> 7.5 -> 0).
+ */
+START_TEST(test_halt_poll_adapt)
+{
+	static const struct {
+		unsigned int shrink;
+		sim_time_t window, halted, want;
+	} cases[] = {
+		{0, 40, 30, 40},  {0, 40, 50, 80},    {0, 0, 5, 10},
+		{0, 40, 200, 40}, {0, 40, 300, 0},    {2, 40, 300, 20},
+		{2, 15, 300, 0},  {2, 200, 150, 200}, {2, 100, 150, 200},
+	};
+
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct hv hv = {0};
+		struct hv_vcpu v = {0};
+
+		hv.p.halt_poll_ps = 200 * SIM_US;
+		hv.p.halt_poll_shrink = cases[i].shrink;
+		v.hv = &hv;
+		v.halt_poll_ps = cases[i].window * SIM_US;
+		v.halted_at = SIM_MS;
+		hv_halt_poll_adapt(&v, SIM_MS + cases[i].halted * SIM_US);
+		ck_assert_msg(v.halt_poll_ps == cases[i].want * SIM_US,
+			      "case %u: window %" PRIu64 " ps, want %" PRIu64
+			      " us",
+			      i, v.halt_poll_ps, cases[i].want);
+	}
 }
 END_TEST
 
@@ -561,6 +600,7 @@ int main(void)
 	tcase_add_test(tc, test_wakeup_preemption);
 	tcase_add_test(tc, test_pause_loop_exiting);
 	tcase_add_test(tc, test_halt_poll);
+	tcase_add_test(tc, test_halt_poll_adapt);
 	tcase_add_test(tc, test_ple_grow_and_boost);
 	tcase_add_test(tc, test_vcpu_is_preempted);
 	tcase_add_test(tc, test_tick_ends_halt);

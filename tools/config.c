@@ -371,6 +371,11 @@ static const struct cfg_key cfg_keys[] = {
 	 "KVM halt polling: the longest time a halted vCPU's host thread "
 	 "polls for a wake-up before it sleeps (halt_poll_ns; auto: 200us "
 	 "on x86, 10us on POWER; 0: off)"},
+	{"hypervisor", "halt_poll_shrink", CT_UINT, "0", 0, 64, NULL,
+	 OFF(halt_poll_shrink),
+	 "KVM halt polling: after a halt longer than halt_poll the window "
+	 "is divided by this, and reset below 10us (halt_poll_ns_shrink; "
+	 "0: reset at once, KVM's default until 2024; newer KVM's is 2)"},
 	{"hypervisor", "balance_interval", CT_TIME, "0ns", 0, T(SIM_S), NULL,
 	 OFF(balance_interval_ps),
 	 "kvm: load-balancing interval for idle pCPUs, 16 times it for busy "

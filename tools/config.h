@@ -86,6 +86,7 @@ struct qsim_config {
 	bool whole_core;
 	sim_time_t ple_window_ps;
 	sim_time_t halt_poll_ps;
+	unsigned int halt_poll_shrink;
 	sim_time_t partition_switch_ps, vcpu_migrate_ps;
 	bool kick_boost;
 	bool kick_yield;
