@@ -1432,6 +1432,165 @@ START_TEST(test_export_import_files)
 END_TEST
 
 /*
+ * @path with 40 runs (one simulated, 39 copies with their params), then
+ * one leaf page of its runs table in the middle overwritten: the child
+ * the root page's middle cell points to, its page header made 0xff.
+ * SQLite reads the rows before that page, then says the file is
+ * malformed.
+ */
+static void damaged_db(const char *path)
+{
+	g_autofree char *data = NULL;
+	gsize len;
+	sqlite3 *db;
+	int64_t ps, root;
+	unsigned int cells, cell, child;
+	size_t at;
+
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--db", path, "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	for (int i = 0; i < 39; i++)
+		ck_assert_int_eq(
+			sqlite3_exec(
+				db,
+				"INSERT INTO runs (started_at, qsim_version, "
+				"build_flags, scenario_path, scenario_text, "
+				"params, seed, lock, policy, vcpus, pcpus, "
+				"overcommit, duration_ps, warmup_ps, "
+				"measured_ps, status, replay, host_seconds, "
+				"events, switches, jain) SELECT started_at, "
+				"qsim_version, build_flags, scenario_path, "
+				"scenario_text, params, seed + 1 + (SELECT "
+				"MAX(id) FROM runs), lock, policy, vcpus, "
+				"pcpus, overcommit, duration_ps, warmup_ps, "
+				"measured_ps, status, replay, host_seconds, "
+				"events, switches, jain FROM runs WHERE id = "
+				"1; INSERT INTO params (run_id, section, key, "
+				"value) SELECT last_insert_rowid(), section, "
+				"key, value FROM params WHERE run_id = 1",
+				NULL, NULL, NULL),
+			SQLITE_OK);
+	/* two groups of distinct results for compare */
+	ck_assert_int_eq(sqlite3_exec(db,
+				      "UPDATE params SET value = 'x' WHERE "
+				      "section = 'workload' AND key = 'type' "
+				      "AND run_id % 2 = 0; UPDATE runs SET "
+				      "params_sha256 = printf('%064d', id)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(db_int(path, "SELECT COUNT(*) FROM runs"), 40);
+	ps = db_int(path, "PRAGMA page_size");
+	root = db_int(path, "SELECT rootpage FROM sqlite_master WHERE name = "
+			    "'runs'");
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	at = (size_t)((root - 1) * ps);
+	ck_assert_uint_ge(len, at + (size_t)ps);
+	/* an interior table page: 0x05, its cell count at 3, its cell
+	 * pointers from 12, each cell a 4-byte child page number first */
+	ck_assert_uint_eq((unsigned char)data[at], 0x05);
+	cells = (unsigned char)data[at + 3] << 8 | (unsigned char)data[at + 4];
+	ck_assert_uint_ge(cells, 2);
+	cell = (unsigned char)data[at + 12 + cells / 2 * 2] << 8 |
+	       (unsigned char)data[at + 13 + cells / 2 * 2];
+	child = (unsigned int)(unsigned char)data[at + cell] << 24 |
+		(unsigned int)(unsigned char)data[at + cell + 1] << 16 |
+		(unsigned int)(unsigned char)data[at + cell + 2] << 8 |
+		(unsigned int)(unsigned char)data[at + cell + 3];
+	ck_assert_uint_gt(child, 1);
+	ck_assert_uint_le((size_t)child * (size_t)ps, len);
+	memset(data + (size_t)(child - 1) * (size_t)ps, 0xff, 8);
+	ck_assert(g_file_set_contents(path, data, (gssize)len, NULL));
+	/* damaged where it matters: a full scan of runs fails */
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_ne(
+		sqlite3_exec(db, "SELECT * FROM runs", NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * A damaged database (an audit: report said "no runs stored", export
+ * wrote 19 of 40 rows, plot drew the rest, all with exit 0): every read
+ * command stops with exit 1 naming the file and SQLite's reason, and
+ * writes nothing.
+ */
+START_TEST(test_damaged_db_refused)
+{
+	g_autofree char *path = in_dir("damaged.db");
+	g_autofree char *csv = in_dir("d.csv"), *json = in_dir("d.json");
+	g_autofree char *png = in_dir("d.png"), *imp = in_dir("imp.db");
+	g_autofree char *m = in_dir("m.db");
+	static const char *const reads[][8] = {
+		{"report", "--last", "40", NULL},
+		{"report", "--lkml", "--last", "40", NULL},
+		{"export", NULL},
+		{"export", "--table", "params", NULL},
+		{"export", "--format", "json", NULL},
+		{"compare", "--where", "workload.type=locktest", "--where",
+		 "workload.type=x", NULL},
+	};
+
+	damaged_db(path);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(reads); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+		const char *const *a = reads[i];
+
+		int rc = qsim(&out, &err, a[0], "--db", path, a[1], a[2], a[3],
+			      a[4], a[5], a[6], NULL);
+
+		ck_assert_msg(rc == 1, "%s %s: exit %d\n%.300s%.300s", a[0],
+			      a[1], rc, err, out);
+		ck_assert_msg(strstr(err, path) && strstr(err, "malformed"),
+			      "%s: %s", a[0], err);
+		ck_assert_msg(!*out, "%s wrote:\n%.300s", a[0], out);
+	}
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "export", "--db", path, "-o",
+				      csv, NULL),
+				 1);
+		ck_assert(!g_file_test(csv, G_FILE_TEST_EXISTS));
+		ck_assert_int_eq(qsim(NULL, NULL, "export", "--db", path,
+				      "--format", "json", "-o", json, NULL),
+				 1);
+		ck_assert(!g_file_test(json, G_FILE_TEST_EXISTS));
+	}
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", "run.seed", "-o", png, NULL),
+				 1);
+		ck_assert_msg(strstr(err, path) && strstr(err, "malformed"),
+			      "%s", err);
+		ck_assert(!g_file_test(png, G_FILE_TEST_EXISTS));
+	}
+	/* imported or merged from: refused by its own name, nothing made */
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(
+			qsim(NULL, &err, "import", path, "--db", imp, NULL), 1);
+		ck_assert_msg(strstr(err, path) && strstr(err, "malformed"),
+			      "%s", err);
+		ck_assert_msg(!strstr(err, imp), "%s", err);
+		ck_assert(!g_file_test(imp, G_FILE_TEST_EXISTS));
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "merge", m, path, NULL), 1);
+		ck_assert(!g_file_test(m, G_FILE_TEST_EXISTS));
+	}
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1500,6 +1659,7 @@ int main(void)
 	tcase_add_test(tc, test_torture_failure_kept);
 	tcase_add_test(tc, test_export_import_files);
 	tcase_add_test(tc, test_torture_interrupted_goes_on);
+	tcase_add_test(tc, test_damaged_db_refused);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -610,10 +610,11 @@ static bool stored_runs(struct store *st, struct variant *v, GError **error)
 	sqlite3_stmt *q =
 		stored_query(st, v, "SELECT id, status <> 'ok' FROM runs r",
 			     v->cond, "ORDER BY id", error);
+	int rc;
 
 	if (!q)
 		return false;
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 
 		if (sqlite3_column_int(q, 1))
@@ -622,14 +623,25 @@ static bool stored_runs(struct store *st, struct variant *v, GError **error)
 			g_array_append_val(v->runs, id);
 		v->reused++;
 	}
+	if (!store_step_done(st->db, st->path, rc, error)) {
+		sqlite3_finalize(q);
+		return false;
+	}
 	sqlite3_finalize(q);
 	q = stored_query(st, v, "SELECT COUNT(*) FROM runs r", v->raw_cond, "",
 			 error);
 	if (!q)
 		return false;
-	if (sqlite3_step(q) == SQLITE_ROW)
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
 		v->copies =
 			(unsigned int)sqlite3_column_int64(q, 0) - v->reused;
+		rc = SQLITE_DONE;
+	}
+	if (!store_step_done(st->db, st->path, rc, error)) {
+		sqlite3_finalize(q);
+		return false;
+	}
 	sqlite3_finalize(q);
 	return true;
 }
@@ -661,13 +673,18 @@ static bool read_prints(struct store *st, struct variant *v, GError **error)
 		return false;
 	for (guint r = 0; r < v->runs->len; r++) {
 		struct print p = {0};
+		int rc;
 
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, g_array_index(v->runs, int64_t, r));
-		if (sqlite3_step(q) == SQLITE_ROW) {
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW) {
 			p.events = sqlite3_column_int64(q, 0);
 			p.measured_ps = sqlite3_column_int64(q, 1);
 			p.acquisitions = sqlite3_column_int64(q, 2);
+		} else if (!store_step_done(st->db, st->path, rc, error)) {
+			sqlite3_finalize(q);
+			return false;
 		}
 		g_array_append_val(v->prints, p);
 	}
@@ -722,9 +739,16 @@ static bool read_work_types(struct store *st, struct variant *v, GError **error)
 	if (!q)
 		return false;
 	for (guint r = 0; r < v->runs->len; r++) {
+		int rc;
+
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, g_array_index(v->runs, int64_t, r));
-		if (sqlite3_step(q) != SQLITE_ROW) {
+		rc = sqlite3_step(q);
+		if (rc != SQLITE_ROW) {
+			if (!store_step_done(st->db, st->path, rc, error)) {
+				sqlite3_finalize(q);
+				return false;
+			}
 			v->unknown_work++;
 		} else {
 			const char *t = (const char *)sqlite3_column_text(q, 0);
@@ -750,13 +774,20 @@ static bool read_metrics(struct store *st, struct variant *v, GError **error)
 			return false;
 		for (guint r = 0; r < v->runs->len; r++) {
 			double x = NAN;
+			int rc;
 
 			sqlite3_reset(q);
 			sqlite3_bind_int64(q, 1,
 					   g_array_index(v->runs, int64_t, r));
-			if (sqlite3_step(q) == SQLITE_ROW &&
-			    sqlite3_column_type(q, 0) != SQLITE_NULL)
-				x = sqlite3_column_double(q, 0);
+			rc = sqlite3_step(q);
+			if (rc == SQLITE_ROW) {
+				if (sqlite3_column_type(q, 0) != SQLITE_NULL)
+					x = sqlite3_column_double(q, 0);
+			} else if (!store_step_done(st->db, st->path, rc,
+						    error)) {
+				sqlite3_finalize(q);
+				return false;
+			}
 			g_array_append_val(v->vals[m], x);
 		}
 		sqlite3_finalize(q);
@@ -1516,11 +1547,13 @@ int compare_main(const struct compare_opts *o, FILE *out)
 	for (guint i = 0; i < vs->len; i++) {
 		struct variant *v = g_ptr_array_index(vs, i);
 
+		/* a file that cannot be read through (damaged) is bad
+		 * input */
 		if ((v->cond && !stored_runs(st, v, &err)) ||
 		    !read_metrics(st, v, &err)) {
 			fprintf(stderr, "%s: %s\n", what, err->message);
 			store_close(st);
-			return EXIT_INTERNAL;
+			return EXIT_INPUT;
 		}
 		if (v->copies)
 			fprintf(stderr,

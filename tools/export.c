@@ -33,6 +33,7 @@ static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
 	g_autofree char *sql = NULL;
 	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	sqlite3_stmt *q;
+	int rc;
 
 	for (char **t = o->tags; t && *t; t++)
 		if (!compare_where_sql(*t, NULL, cond, binds, error))
@@ -61,10 +62,14 @@ static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
 				  -1, SQLITE_STATIC);
 	if (last)
 		sqlite3_bind_int(q, (int)binds->len + 1, (int)last);
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 
 		g_array_append_val(ids, id);
+	}
+	if (!store_step_done(db, o->db, rc, error)) {
+		sqlite3_finalize(q);
+		goto bad;
 	}
 	sqlite3_finalize(q);
 	if (!ids->len && (o->tags || o->wheres)) {
@@ -229,6 +234,8 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 	g_autoptr(GArray) ids = NULL;
 	g_autofree char *list = NULL, *sql = NULL;
 	sqlite3_stmt *q;
+	bool ok;
+	int rc;
 
 	if (!db)
 		return 1;
@@ -254,7 +261,7 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 		"%7s\n",
 		"run", "started (UTC)", "scenario", "lock", "pv mapping",
 		"policy", "oc", "seed", "status", "op/s", "p99", "LHP", "Jain");
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		g_autofree char *base = g_path_get_basename(
 			(const char *)sqlite3_column_text(q, 2));
 		g_autofree char *tp = report_thousands(
@@ -292,9 +299,10 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 				sqlite3_column_text(q, 17));
 		}
 	}
+	ok = store_step_done(db, o->db, rc, error);
 	sqlite3_finalize(q);
 	sqlite3_close(db);
-	return 0;
+	return ok ? 0 : 1;
 }
 
 /* One CSV field, quoted when it must be (RFC 4180). */
@@ -335,7 +343,8 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 {
 	sqlite3_stmt *q;
 	g_autoptr(GString) line = g_string_new(NULL);
-	int n;
+	bool ok;
+	int n, rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
 		return db_fail(db, path, error);
@@ -346,7 +355,7 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 		csv_field(line, sqlite3_column_name(q, c));
 	}
 	fprintf(out, "%s\n", line->str);
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		g_string_truncate(line, 0);
 		for (int c = 0; c < n; c++) {
 			if (c)
@@ -366,8 +375,9 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 		}
 		fprintf(out, "%s\n", line->str);
 	}
+	ok = store_step_done(db, path, rc, error);
 	sqlite3_finalize(q);
-	return true;
+	return ok;
 }
 
 /* The runs' own columns without the long texts, with their locks'
@@ -421,21 +431,25 @@ static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
 }
 
 /* Every row of @sql (?1: the run) as an array member @name. */
-static bool json_rows(JsonBuilder *b, sqlite3 *db, const char *name,
-		      const char *sql, int64_t run)
+static bool json_rows(JsonBuilder *b, sqlite3 *db, const char *path,
+		      const char *name, const char *sql, int64_t run,
+		      GError **error)
 {
 	sqlite3_stmt *q;
+	bool ok;
+	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-		return false;
+		return db_fail(db, path, error);
 	sqlite3_bind_int64(q, 1, run);
 	json_builder_set_member_name(b, name);
 	json_builder_begin_array(b);
-	while (sqlite3_step(q) == SQLITE_ROW)
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		json_row(b, q, 1);
 	json_builder_end_array(b);
+	ok = store_step_done(db, path, rc, error);
 	sqlite3_finalize(q);
-	return true;
+	return ok;
 }
 
 static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
@@ -444,6 +458,7 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 	g_autoptr(JsonBuilder) b = json_builder_new();
 	g_autofree char *text = NULL;
 	sqlite3_stmt *r, *p;
+	int rc;
 
 	if (sqlite3_prepare_v2(
 		    db,
@@ -466,8 +481,20 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 
 		sqlite3_reset(r);
 		sqlite3_bind_int64(r, 1, id);
-		if (sqlite3_step(r) != SQLITE_ROW)
-			continue;
+		/* one read transaction (export_main): a selected run is there */
+		rc = sqlite3_step(r);
+		if (rc != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				g_set_error(error, EXPORT_ERROR, 1,
+					    "%s: run %" PRId64 " went while "
+					    "being read",
+					    path, id);
+			else
+				db_fail(db, path, error);
+			sqlite3_finalize(r);
+			sqlite3_finalize(p);
+			return false;
+		}
 		json_builder_begin_object(b);
 		json_builder_set_member_name(b, "run");
 		json_row(b, r, 0);
@@ -476,7 +503,7 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 		json_builder_begin_object(b);
 		sqlite3_reset(p);
 		sqlite3_bind_int64(p, 1, id);
-		while (sqlite3_step(p) == SQLITE_ROW) {
+		while ((rc = sqlite3_step(p)) == SQLITE_ROW) {
 			const char *s = (const char *)sqlite3_column_text(p, 0);
 
 			if (!sec || strcmp(sec, s)) {
@@ -495,30 +522,31 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 		if (sec)
 			json_builder_end_object(b);
 		json_builder_end_object(b);
-		if (!json_rows(b, db, "locks",
+		if (!store_step_done(db, path, rc, error) ||
+		    !json_rows(b, db, path, "locks",
 			       "SELECT * FROM lock_results WHERE run_id = ?1 "
 			       "ORDER BY lock",
-			       id) ||
-		    !json_rows(b, db, "vcpus",
+			       id, error) ||
+		    !json_rows(b, db, path, "vcpus",
 			       "SELECT * FROM vcpu_results WHERE run_id = ?1 "
 			       "ORDER BY vcpu",
-			       id) ||
-		    !json_rows(b, db, "counters",
+			       id, error) ||
+		    !json_rows(b, db, path, "counters",
 			       "SELECT run_id, name, value FROM counters WHERE "
 			       "run_id = ?1 ORDER BY name",
-			       id) ||
+			       id, error) ||
 		    /* a kernel tree's lock: which tree (empty otherwise) */
-		    !json_rows(b, db, "kernel_tree",
+		    !json_rows(b, db, path, "kernel_tree",
 			       "SELECT run_id, path, version, describe FROM "
 			       "kernel_tree WHERE run_id = ?1",
-			       id) ||
-		    !json_rows(b, db, "kernel_files",
+			       id, error) ||
+		    !json_rows(b, db, path, "kernel_files",
 			       "SELECT run_id, path, sha256 FROM kernel_files "
 			       "WHERE run_id = ?1 ORDER BY path",
-			       id)) {
+			       id, error)) {
 			sqlite3_finalize(r);
 			sqlite3_finalize(p);
-			return db_fail(db, path, error);
+			return false;
 		}
 		json_builder_end_object(b);
 	}
@@ -580,6 +608,12 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 	db = store_read_db(o->db, error);
 	if (!db)
 		return 1;
+	/* one snapshot: the runs selected are the runs written */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, o->db, error);
+		sqlite3_close(db);
+		return 1;
+	}
 	ids = select_runs(o, db, o->last, error);
 	if (!ids) {
 		sqlite3_close(db);

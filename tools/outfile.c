@@ -155,13 +155,35 @@ bool qsim_out_close(struct qsim_out *o, bool keep, GError **error)
 	return ok;
 }
 
+bool qsim_out_write(struct qsim_out *o, const void *data, size_t len,
+		    GError **error)
+{
+	int e;
+
+	errno = 0;
+	if (fwrite(data, 1, len, o->f) == len)
+		return true;
+	/* now, while errno says why: the flush at the close may not */
+	e = errno ? errno : EIO;
+	if (o->f == stdout) {
+		clearerr(stdout);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "writing standard output: %s", g_strerror(e));
+		return false;
+	}
+	return fail_errno(error, e, o->path, "writing: ");
+}
+
 bool qsim_write_file(const char *path, const char *text, GError **error)
 {
 	struct qsim_out o;
 
 	if (!qsim_out_open(&o, path, error))
 		return false;
-	fputs(text, o.f);
+	if (!qsim_out_write(&o, text, strlen(text), error)) {
+		qsim_out_close(&o, false, NULL);
+		return false;
+	}
 	return qsim_out_close(&o, true, error);
 }
 

@@ -36,6 +36,11 @@ bool qsim_out_open(struct qsim_out *o, const char *path, GError **error);
  * when a write or the rename failed (then the old file stays).
  */
 bool qsim_out_close(struct qsim_out *o, bool keep, GError **error);
+/* @len bytes of @data to @o; false with @error (naming @o's path, or
+ * standard output, and why: a full disk, a closed pipe) if the write
+ * failed.  qsim_out_close(o, false, NULL) must follow a failure. */
+bool qsim_out_write(struct qsim_out *o, const void *data, size_t len,
+		    GError **error);
 /* @text to @path, as above. */
 bool qsim_write_file(const char *path, const char *text, GError **error);
 /* Standard output's buffered writes, flushed and checked: false with

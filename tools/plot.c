@@ -212,6 +212,7 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	g_autoptr(GPtrArray) names = NULL;
 	sqlite3_stmt *q = NULL, *m = NULL;
 	unsigned int n = 0, i = 0;
+	int rc, mrc = SQLITE_DONE;
 
 	if (!msql) {
 		g_autofree char *all = compare_metric_names();
@@ -250,10 +251,15 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	for (guint b = 0; b < binds->len; b++)
 		sqlite3_bind_text(q, (int)b + 5, g_ptr_array_index(binds, b),
 				  -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		sqlite3_reset(m);
 		sqlite3_bind_int64(m, 1, sqlite3_column_int64(q, 0));
-		if (sqlite3_step(m) != SQLITE_ROW ||
+		mrc = sqlite3_step(m);
+		if (mrc != SQLITE_ROW && mrc != SQLITE_DONE) {
+			rc = mrc;
+			break;
+		}
+		if (mrc != SQLITE_ROW ||
 		    sqlite3_column_type(m, 0) == SQLITE_NULL)
 			continue;
 		add_value(lines, (const char *)sqlite3_column_text(q, 2),
@@ -261,6 +267,11 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 			  sqlite3_column_double(m, 0));
 		maxabs = fmax(maxabs, fabs(sqlite3_column_double(m, 0)));
 		n++;
+	}
+	if (!store_step_done(db, o->db, rc, error)) {
+		sqlite3_finalize(q);
+		sqlite3_finalize(m);
+		return false;
 	}
 	sqlite3_finalize(q);
 	sqlite3_finalize(m);
@@ -359,6 +370,7 @@ static bool plot_cdf(const struct plot_opts *o, sqlite3 *db, GString *gp,
 		     GError **error)
 {
 	sqlite3_stmt *q = NULL;
+	int rc;
 
 	if (!o->nruns) {
 		g_set_error(error, PLOT_ERROR, EXIT_INPUT,
@@ -383,7 +395,7 @@ static bool plot_cdf(const struct plot_opts *o, sqlite3 *db, GString *gp,
 
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, o->runs[i]);
-		while (sqlite3_step(q) == SQLITE_ROW) {
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 			double h = sqlite3_column_double(q, 1) / 1000.0;
 			double c = sqlite3_column_double(q, 2);
 
@@ -392,6 +404,10 @@ static bool plot_cdf(const struct plot_opts *o, sqlite3 *db, GString *gp,
 			g_array_append_val(hi, h);
 			g_array_append_val(cnt, c);
 			total += c;
+		}
+		if (!store_step_done(db, o->db, rc, error)) {
+			sqlite3_finalize(q);
+			return false;
 		}
 		if (!total) {
 			sqlite3_finalize(q);
@@ -429,6 +445,7 @@ static bool plot_fairness(const struct plot_opts *o, sqlite3 *db, GString *gp,
 	sqlite3_stmt *q = NULL;
 	g_autofree char *title = NULL;
 	unsigned int n = 0;
+	int rc;
 
 	if (o->nruns != 1) {
 		g_set_error(error, PLOT_ERROR, EXIT_INPUT,
@@ -447,10 +464,14 @@ static bool plot_fairness(const struct plot_opts *o, sqlite3 *db, GString *gp,
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_error(db, o->db, error);
 	sqlite3_bind_int64(q, 1, o->runs[0]);
-	for (; sqlite3_step(q) == SQLITE_ROW; n++)
+	for (; (rc = sqlite3_step(q)) == SQLITE_ROW; n++)
 		g_string_append_printf(gp, "%d %" PRId64 "\n",
 				       sqlite3_column_int(q, 0),
 				       (int64_t)sqlite3_column_int64(q, 1));
+	if (!store_step_done(db, o->db, rc, error)) {
+		sqlite3_finalize(q);
+		return false;
+	}
 	sqlite3_finalize(q);
 	if (!n) {
 		g_set_error(error, PLOT_ERROR, EXIT_INPUT,

@@ -1338,10 +1338,15 @@ static struct qsim_config *stored_scenario(const char *db, const char *id_s,
 			    "%s: cannot read the results database: %s", db,
 			    sqlite3_errmsg(h));
 	} else {
+		int rc;
+
 		sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
-		if (sqlite3_step(q) != SQLITE_ROW) {
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_DONE) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
 				    "%s: no run %" PRIu64, db, id);
+		} else if (rc != SQLITE_ROW) {
+			store_step_done(h, db, rc, error);
 		} else {
 			const char *bin =
 				(const char *)sqlite3_column_text(q, 2);
@@ -1615,7 +1620,10 @@ static int cmd_export(int argc, char **argv, bool report)
 		G_OPTION_ENTRY_NULL,
 	};
 	const char *what = report ? "qsim report" : "qsim export";
+	g_autofree char *text = NULL;
 	struct qsim_out of;
+	size_t len = 0;
+	FILE *mem;
 	int rc;
 
 	g_option_context_add_main_entries(ctx, common, NULL);
@@ -1642,12 +1650,20 @@ static int cmd_export(int argc, char **argv, bool report)
 	o.lkml = lkml;
 	o.format = format;
 	o.table = table;
-	/* -o FILE: written whole or not at all (tools/outfile.h) */
+	/* -o FILE: written whole or not at all (tools/outfile.h); and
+	 * standard output gets nothing from a read that fails midway */
 	if (!qsim_out_open(&of, out ? out : "-", &err)) {
 		fprintf(stderr, "%s: %s\n", what, err->message);
 		return EXIT_INPUT;
 	}
-	rc = report ? report_main(&o, of.f, &err) : export_main(&o, of.f, &err);
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		g_error("%s: out of memory", what);
+	rc = report ? report_main(&o, mem, &err) : export_main(&o, mem, &err);
+	if (fclose(mem) != 0)
+		g_error("%s: out of memory", what);
+	if (!rc && !qsim_out_write(&of, text, len, &err))
+		rc = 1;
 	if (!qsim_out_close(&of, !rc, rc ? NULL : &err))
 		rc = 1;
 	if (rc)

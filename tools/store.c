@@ -497,6 +497,7 @@ static bool backfill_params(struct store *st, GError **error)
 {
 	g_auto_stmt q = NULL;
 	g_auto_stmt u = NULL;
+	int rc;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT id, params FROM runs", -1, &q,
 			       NULL) != SQLITE_OK ||
@@ -504,7 +505,7 @@ static bool backfill_params(struct store *st, GError **error)
 			       "UPDATE runs SET params_sha256 = ? WHERE id = ?",
 			       -1, &u, NULL) != SQLITE_OK)
 		return fail(st, error, "migrating to schema 12");
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 		const char *text = (const char *)sqlite3_column_text(q, 1);
 		g_autofree char *sum = store_params_sha256(text ? text : "");
@@ -517,6 +518,8 @@ static bool backfill_params(struct store *st, GError **error)
 		if (sqlite3_step(u) != SQLITE_DONE)
 			return fail(st, error, "migrating to schema 12");
 	}
+	if (rc != SQLITE_DONE)
+		return fail(st, error, "migrating to schema 12");
 	return true;
 }
 
@@ -978,6 +981,14 @@ void store_close(struct store *st)
 	sqlite3_close(st->db);
 	g_free(st->path);
 	g_free(st);
+}
+
+bool store_step_done(sqlite3 *db, const char *path, int rc, GError **error)
+{
+	if (rc == SQLITE_DONE)
+		return true;
+	g_set_error(error, STORE_ERROR, rc, "%s: %s", path, sqlite3_errmsg(db));
+	return false;
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -1455,28 +1466,61 @@ void store_save_beside(const char *db, const struct qsim_config *cfg,
 	store_close(st);
 }
 
-/* "a, b, c": @table's columns in schema @schema, without @skip. */
-static char *columns(struct store *st, const char *schema, const char *table,
+/*
+ * An error of store_import, named by the file it belongs to: @src when
+ * only @src was read (@src_only), else @src and the destination both
+ * (SQLite does not say which file of a statement's two failed).
+ */
+static bool import_fail(struct store *st, const char *src, bool src_only,
+			GError **error, const char *what)
+{
+	if (src_only)
+		g_set_error(error, STORE_ERROR, sqlite3_errcode(st->db),
+			    "%s: %s: %s", src, what, sqlite3_errmsg(st->db));
+	else
+		g_set_error(error, STORE_ERROR, sqlite3_errcode(st->db),
+			    "%s into %s: %s: %s", src, st->path, what,
+			    sqlite3_errmsg(st->db));
+	return false;
+}
+
+/* @sql that copies rows of @src into the destination, as exec(). */
+static bool import_exec(struct store *st, const char *src, const char *sql,
+			const char *what, GError **error)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return import_fail(st, src, false, error, what);
+	return true;
+}
+
+/* "a, b, c": @table's columns in the attached @src, without @skip. */
+static char *columns(struct store *st, const char *src, const char *table,
 		     const char *skip, GError **error)
 {
 	g_autofree char *sql = g_strdup_printf(
-		"SELECT name FROM pragma_table_info('%s', '%s') ORDER BY cid",
-		table, schema);
+		"SELECT name FROM pragma_table_info('%s', 'src') ORDER BY cid",
+		table);
 	g_auto_stmt q = NULL;
 	GString *cols = g_string_new(NULL);
+	int rc;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
 		g_string_free(cols, TRUE);
-		fail(st, error, "listing columns");
+		import_fail(st, src, true, error, "listing columns");
 		return NULL;
 	}
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *c = (const char *)sqlite3_column_text(q, 0);
 
 		if (!strcmp(c, skip))
 			continue;
 		g_string_append_printf(cols, "%s\"%s\"", cols->len ? ", " : "",
 				       c);
+	}
+	if (rc != SQLITE_DONE) {
+		g_string_free(cols, TRUE);
+		import_fail(st, src, true, error, "listing columns");
+		return NULL;
 	}
 	return g_string_free(cols, FALSE);
 }
@@ -1486,11 +1530,12 @@ static char *columns(struct store *st, const char *schema, const char *table,
  * file, with their failures, under new ids; with @skip_same, not one the
  * destination has (same start, binary, lock, mutant, mapping and seeds).
  */
-static bool import_torture(struct store *st, bool skip_same,
+static bool import_torture(struct store *st, const char *src, bool skip_same,
 			   struct store_import_counts *n, GError **error)
 {
-	g_autofree char *cols = columns(st, "src", "torture_runs", "id", error);
+	g_autofree char *cols = columns(st, src, "torture_runs", "id", error);
 	g_auto_stmt q = NULL;
+	int rc;
 
 	if (!cols)
 		return false;
@@ -1506,8 +1551,9 @@ static bool import_torture(struct store *st, bool skip_same,
 			      "AND m.seeds_run = r.seeds_run) ORDER BY id"
 			    : "SELECT id FROM src.torture_runs ORDER BY id",
 		    -1, &q, NULL) != SQLITE_OK)
-		return fail(st, error, "listing the torture runs to import");
-	while (sqlite3_step(q) == SQLITE_ROW) {
+		return import_fail(st, src, !skip_same, error,
+				   "listing the torture runs to import");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t old = sqlite3_column_int64(q, 0), new;
 		g_autofree char *run = g_strdup_printf(
 			"INSERT INTO main.torture_runs (%s) SELECT %s FROM "
@@ -1515,7 +1561,7 @@ static bool import_torture(struct store *st, bool skip_same,
 			cols, cols, old);
 		g_autofree char *fails = NULL;
 
-		if (!exec(st, run, error))
+		if (!import_exec(st, src, run, "copying a torture run", error))
 			return false;
 		new = sqlite3_last_insert_rowid(st->db);
 		fails = g_strdup_printf(
@@ -1524,31 +1570,44 @@ static bool import_torture(struct store *st, bool skip_same,
 			", seed, violation, replay, scenario_text FROM "
 			"src.torture_failures WHERE torture_id = %" PRId64,
 			new, old);
-		if (!exec(st, fails, error))
+		if (!import_exec(st, src, fails, "copying a torture run",
+				 error))
 			return false;
 		n->tortures++;
 	}
+	if (rc != SQLITE_DONE)
+		return import_fail(st, src, !skip_same, error,
+				   "listing the torture runs to import");
 	sqlite3_finalize(q);
 	q = NULL;
 	if (sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM src.torture_runs",
 			       -1, &q, NULL) != SQLITE_OK)
-		return fail(st, error, "counting the torture runs to import");
-	if (sqlite3_step(q) == SQLITE_ROW)
-		n->tortures_same = sqlite3_column_int64(q, 0) - n->tortures;
+		return import_fail(st, src, true, error,
+				   "counting the torture runs to import");
+	if (sqlite3_step(q) != SQLITE_ROW)
+		return import_fail(st, src, true, error,
+				   "counting the torture runs to import");
+	n->tortures_same = sqlite3_column_int64(q, 0) - n->tortures;
 	return true;
 }
 
 bool store_check_source(const char *src, GError **error)
 {
-	struct store *s;
+	sqlite3 *db;
+	sqlite3_stmt *q = NULL;
+	const char *res = NULL;
+	int rc;
+	bool ok;
 
 	if (!g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, STORE_ERROR, 1,
 			    "%s: no such database (not a regular file)", src);
 		return false;
 	}
-	s = store_open(src, error);
-	if (!s) {
+	/* read-only: an empty file or someone else's is left as it is
+	 * (only a qsim database of an older schema is migrated) */
+	db = store_read_db(src, error);
+	if (!db) {
 		/* advice for --db, not for a file to read from */
 		const char *tail = ": use another --db";
 
@@ -1557,8 +1616,28 @@ bool store_check_source(const char *src, GError **error)
 					  strlen(tail)] = '\0';
 		return false;
 	}
-	store_close(s);
-	return true;
+	/* a damaged file is refused by its own name, before any copying */
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		res = (const char *)sqlite3_column_text(q, 0);
+	ok = res && strcmp(res, "ok") == 0;
+	if (!ok) {
+		/* quick_check's first finding, on one line */
+		g_autofree char *why = g_strdup(res ? res : sqlite3_errmsg(db));
+		const char *head = "*** in database main ***\n";
+
+		g_strdelimit(why, "\n", ' ');
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: database disk image is malformed (%s)", src,
+			    g_str_has_prefix(res ? res : "", head)
+				    ? why + strlen(head)
+				    : why);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return ok;
 }
 
 bool store_import(struct store *st, const char *src, bool skip_same,
@@ -1570,6 +1649,7 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 	g_autoptr(GPtrArray) tables = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *run_cols = NULL;
 	bool ok = false;
+	int rc;
 
 	memset(n, 0, sizeof(*n));
 	if (!store_check_source(src, error))
@@ -1578,7 +1658,8 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_bind_text(att, 1, src, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_step(att) != SQLITE_DONE)
-		return fail(st, error, "attaching the file to import");
+		return import_fail(st, src, false, error,
+				   "attaching the file to import");
 	if (!exec_wait(st, "BEGIN IMMEDIATE", error))
 		goto detach;
 	if (sqlite3_prepare_v2(st->db,
@@ -1587,14 +1668,20 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 			       "pragma_table_info(m.name, 'src') WHERE name = "
 			       "'run_id') ORDER BY m.name",
 			       -1, &kids, NULL) != SQLITE_OK) {
-		fail(st, error, "listing the tables to import");
+		import_fail(st, src, true, error,
+			    "listing the tables to import");
 		goto rollback;
 	}
-	while (sqlite3_step(kids) == SQLITE_ROW)
+	while ((rc = sqlite3_step(kids)) == SQLITE_ROW)
 		g_ptr_array_add(
 			tables,
 			g_strdup((const char *)sqlite3_column_text(kids, 0)));
-	run_cols = columns(st, "src", "runs", "id", error);
+	if (rc != SQLITE_DONE) {
+		import_fail(st, src, true, error,
+			    "listing the tables to import");
+		goto rollback;
+	}
+	run_cols = columns(st, src, "runs", "id", error);
 	if (!run_cols)
 		goto rollback;
 	/* A run whose parameters and binary a run of the destination (or an
@@ -1609,10 +1696,11 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 				"FROM src.runs r ORDER BY id"
 			      : "SELECT id, 0 FROM src.runs ORDER BY id",
 		    -1, &runs, NULL) != SQLITE_OK) {
-		fail(st, error, "listing the runs to import");
+		import_fail(st, src, !skip_same, error,
+			    "listing the runs to import");
 		goto rollback;
 	}
-	while (sqlite3_step(runs) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(runs)) == SQLITE_ROW) {
 		int64_t old = sqlite3_column_int64(runs, 0), new;
 		g_autofree char *sql = NULL;
 
@@ -1627,7 +1715,8 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 				"r.binary_sha256 WHERE t.run_id = %" PRId64,
 				old);
 
-			if (!exec(st, tags, error))
+			if (!import_exec(st, src, tags, "copying a run's tags",
+					 error))
 				goto rollback;
 			n->same++;
 			continue;
@@ -1637,13 +1726,13 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 			"WHERE id = %" PRId64,
 			run_cols, run_cols, old);
 
-		if (!exec(st, sql, error))
+		if (!import_exec(st, src, sql, "copying a run", error))
 			goto rollback;
 		new = sqlite3_last_insert_rowid(st->db);
 		for (guint t = 0; t < tables->len; t++) {
 			const char *name = g_ptr_array_index(tables, t);
 			g_autofree char *cols =
-				columns(st, "src", name, "run_id", error);
+				columns(st, src, name, "run_id", error);
 			g_autofree char *ins = NULL;
 
 			if (!cols)
@@ -1654,12 +1743,17 @@ bool store_import(struct store *st, const char *src, bool skip_same,
 				"= %" PRId64,
 				name, *cols ? ", " : "", cols, new,
 				*cols ? ", " : "", cols, name, old);
-			if (!exec(st, ins, error))
+			if (!import_exec(st, src, ins, "copying a run", error))
 				goto rollback;
 		}
 		n->runs++;
 	}
-	if (!import_torture(st, skip_same, n, error))
+	if (rc != SQLITE_DONE) {
+		import_fail(st, src, !skip_same, error,
+			    "listing the runs to import");
+		goto rollback;
+	}
+	if (!import_torture(st, src, skip_same, n, error))
 		goto rollback;
 	if (!exec(st, "COMMIT", error))
 		goto rollback;

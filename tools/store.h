@@ -34,6 +34,10 @@ struct store *store_open_read(const char *path, GError **error);
 /* The same, its connection only (close it with sqlite3_close). */
 sqlite3 *store_read_db(const char *path, GError **error);
 void store_close(struct store *st);
+/* Did a read loop end well: @rc, its last sqlite3_step(), SQLITE_DONE?
+ * Otherwise false with @error naming @path and SQLite's message (a
+ * damaged file stops a loop midway: its rows so far are not all). */
+bool store_step_done(sqlite3 *db, const char *path, int rc, GError **error);
 /* Insert one run with all its rows; sets *run_id. */
 bool store_run_insert(struct store *st, const struct qsim_config *cfg,
 		      const struct qsim_results *res, int64_t *run_id,
@@ -49,8 +53,9 @@ struct store_import_counts {
  * @n.  With @skip_same, a run whose resolved parameters and binary @st
  * already has (or an earlier run of @src had), or a torture run it has,
  * is left out and counted as the same. */
-/* Is @src a qsim database to import from?  Opened (so migrated, as
- * store_import does) and closed; never made by a misspelled name. */
+/* Is @src a qsim database to import from, and not damaged?  Read
+ * read-only: never made by a misspelled name, nor given a schema when
+ * empty or someone else's; only an older qsim schema is migrated. */
 bool store_check_source(const char *src, GError **error);
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  struct store_import_counts *n, GError **error);
