@@ -1591,6 +1591,91 @@ START_TEST(test_damaged_db_refused)
 END_TEST
 
 /*
+ * An input to import or merge is only read (an audit: a 0-byte file
+ * was given qsim's schema): an empty file or another program's database
+ * is refused naming it, and keeps its bytes.  A merge that fails leaves
+ * no OUT it made, and a pre-existing OUT as it was; the error of a copy
+ * names both files.
+ */
+START_TEST(test_import_sources_untouched)
+{
+	g_autofree char *empty = in_dir("empty.db"), *other = in_dir("x.db");
+	g_autofree char *dst = in_dir("dst.db"), *out = in_dir("out.db");
+	g_autofree char *src = in_dir("src.db"), *old = in_dir("old.db");
+	g_autofree char *before = NULL;
+	gsize nbefore;
+	sqlite3 *db;
+
+	ck_assert(g_file_set_contents(empty, "", 0, NULL));
+	ck_assert_int_eq(sqlite3_open(other, &db), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(db, "CREATE TABLE x (a)", NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert(g_file_get_contents(other, &before, &nbefore, NULL));
+	for (int merge = 0; merge < 2; merge++) {
+		const char *files[] = {empty, other};
+
+		for (unsigned int i = 0; i < G_N_ELEMENTS(files); i++) {
+			g_autofree char *err = NULL, *after = NULL;
+			gsize nafter;
+			int rc = merge ? qsim(NULL, &err, "merge", out,
+					      files[i], NULL)
+				       : qsim(NULL, &err, "import", files[i],
+					      "--db", dst, NULL);
+
+			ck_assert_int_eq(rc, 1);
+			ck_assert_msg(strstr(err, files[i]) &&
+					      strstr(err, "not a qsim results "
+							  "database"),
+				      "%s", err);
+			ck_assert(g_file_get_contents(files[i], &after, &nafter,
+						      NULL));
+			if (i == 0)
+				ck_assert_uint_eq(nafter, 0);
+			else
+				ck_assert(nafter == nbefore &&
+					  !memcmp(after, before, nafter));
+			ck_assert(!g_file_test(dst, G_FILE_TEST_EXISTS));
+			ck_assert(!g_file_test(out, G_FILE_TEST_EXISTS));
+		}
+	}
+
+	/* a qsim database whose runs cannot be copied (a NOT NULL column
+	 * dropped): the copy fails after OUT was made */
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--db", src, "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--seed", "7", "--db", old, "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(sqlite3_open(src, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN replay",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "merge", out, src, NULL), 1);
+		ck_assert_msg(strstr(err, src) && strstr(err, out) &&
+				      strstr(err, "NOT NULL"),
+			      "%s", err);
+		ck_assert(!g_file_test(out, G_FILE_TEST_EXISTS));
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(NULL, &err, "merge", old, src, NULL), 1);
+		ck_assert_int_eq(db_int(old, "SELECT COUNT(*) FROM runs"), 1);
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(
+			qsim(NULL, &err, "import", src, "--db", dst, NULL), 1);
+		ck_assert(!g_file_test(dst, G_FILE_TEST_EXISTS));
+	}
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1660,6 +1745,7 @@ int main(void)
 	tcase_add_test(tc, test_export_import_files);
 	tcase_add_test(tc, test_torture_interrupted_goes_on);
 	tcase_add_test(tc, test_damaged_db_refused);
+	tcase_add_test(tc, test_import_sources_untouched);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -395,6 +395,17 @@ static bool same_output(const char *a, const char *b)
 	return !strcmp(a, b) || !strcmp(x, y) || same_file(a, b);
 }
 
+/* A database this command made, with its WAL files. */
+static void remove_db(const char *db)
+{
+	g_autofree char *wal = g_strconcat(db, "-wal", NULL);
+	g_autofree char *shm = g_strconcat(db, "-shm", NULL);
+
+	g_unlink(wal);
+	g_unlink(shm);
+	g_unlink(db);
+}
+
 /*
  * `qsim import FILE.db... [--db PATH]` adds every run; `qsim merge OUT.db
  * IN.db...` adds those OUT does not have yet (same resolved parameters and
@@ -419,6 +430,8 @@ static int cmd_import(int argc, char **argv, bool merge)
 	char **in;
 	struct store *st;
 	int rc = EXIT_OK;
+	bool made; /* the database is this command's: gone if it fails */
+	int64_t went = 0;
 
 	if (merge)
 		entries[0] = entries[1], entries[1] = entries[2];
@@ -460,9 +473,14 @@ static int cmd_import(int argc, char **argv, bool merge)
 			return EXIT_INPUT;
 		}
 	}
-	st = store_open(db ? db : "results.db", &err);
+	if (!db)
+		db = g_strdup("results.db");
+	made = !g_file_test(db, G_FILE_TEST_EXISTS);
+	st = store_open(db, &err);
 	if (!st) {
 		fprintf(stderr, "%s: %s\n", what, err->message);
+		if (made)
+			remove_db(db);
 		return EXIT_INPUT;
 	}
 	for (char **f = in; *f; f++) {
@@ -474,6 +492,7 @@ static int cmd_import(int argc, char **argv, bool merge)
 			rc = EXIT_INPUT;
 			continue;
 		}
+		went++;
 		printf("%s %" PRId64 " run%s from %s into %s",
 		       merge ? "merged" : "imported", n.runs,
 		       n.runs == 1 ? "" : "s", *f, st->path);
@@ -489,6 +508,13 @@ static int cmd_import(int argc, char **argv, bool merge)
 		printf("\n");
 	}
 	store_close(st);
+	/* a merge is one result, all of it or nothing; an import keeps
+	 * the files that went in (each its own transaction) */
+	if (made && rc != EXIT_OK && (merge || !went)) {
+		remove_db(db);
+		fprintf(stderr, "%s: %s removed (this command made it)\n", what,
+			db);
+	}
 	return rc;
 }
 
