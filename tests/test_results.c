@@ -1676,6 +1676,52 @@ START_TEST(test_import_sources_untouched)
 END_TEST
 
 /*
+ * trace options that would do nothing are refused, naming the option (an
+ * audit: --run N ignored --seed, --set and --variant, and a scenario
+ * file ignored --db); no trace is written.
+ */
+START_TEST(test_trace_idle_options)
+{
+	g_autofree char *db = in_dir("t.db"), *json = in_dir("idle.json");
+	static const char *const runs[][2] = {
+		{"--seed", "3"},
+		{"--set", "run.seed=3"},
+		{"--variant", "x"},
+	};
+
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--db", db, "--quiet", NULL),
+			 0);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(runs); i++) {
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "trace", "--run", "1", "--db",
+				      db, runs[i][0], runs[i][1], "-o", json,
+				      NULL),
+				 1);
+		ck_assert_msg(strstr(err, runs[i][0]) && strstr(err, "--run"),
+			      "%s", err);
+		ck_assert(!g_file_test(json, G_FILE_TEST_EXISTS));
+	}
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "trace", scenario(), "--db",
+				      db, "-o", json, NULL),
+				 1);
+		ck_assert_msg(strstr(err, "--db"), "%s", err);
+		ck_assert(!g_file_test(json, G_FILE_TEST_EXISTS));
+	}
+	/* and without them, both work */
+	ck_assert_int_eq(qsim(NULL, NULL, "trace", "--run", "1", "--db", db,
+			      "--to", "1100us", "-o", json, NULL),
+			 0);
+	ck_assert(g_file_test(json, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1746,6 +1792,7 @@ int main(void)
 	tcase_add_test(tc, test_torture_interrupted_goes_on);
 	tcase_add_test(tc, test_damaged_db_refused);
 	tcase_add_test(tc, test_import_sources_untouched);
+	tcase_add_test(tc, test_trace_idle_options);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -1439,6 +1439,29 @@ static int cmd_trace(int argc, char **argv)
 				"ID\n");
 		return EXIT_INPUT;
 	}
+	/* options that would do nothing are refused: a stored run is traced
+	 * as it was run, and a scenario file reads no database */
+	{
+		const char *idle = NULL;
+
+		if (run && seed)
+			idle = "--seed";
+		else if (run && sets)
+			idle = "--set";
+		else if (run && variant)
+			idle = "--variant";
+		else if (!run && db)
+			idle = "--db";
+		if (idle) {
+			fprintf(stderr, "qsim trace: %s with %s: %s\n", idle,
+				run ? "--run" : "a scenario file",
+				run ? "a stored run is traced with the "
+				      "scenario, seed and overrides it ran "
+				      "with (qsim trace FILE.ini takes them)"
+				    : "--db is where --run ID is read from");
+			return EXIT_INPUT;
+		}
+	}
 	if (!parse_time_opt("qsim trace", "--from", from, &o.from_ps) ||
 	    !parse_time_opt("qsim trace", "--to", to, &o.to_ps))
 		return EXIT_INPUT;
