@@ -1722,6 +1722,88 @@ START_TEST(test_trace_idle_options)
 END_TEST
 
 /*
+ * A sweep of one point is a figure (an audit: one x value made gnuplot
+ * warn of an empty x range, and any warning was exit 3 with the image
+ * left): one numeric x, one category, one run (one y) draw with exit 0
+ * and no warning.  gnuplot is judged by its exit status: a warning is
+ * passed on, a failure is exit 3 with no image left.
+ */
+START_TEST(test_plot_one_point)
+{
+	g_autofree char *path = in_dir("one.db"), *png = in_dir("one.png");
+	g_autofree char *bin = in_dir("bin"), *gnuplot = NULL, *env = NULL;
+	g_autoptr(GError) e = NULL;
+	struct store *st = store_open(path, &e);
+	static const char *const xs[][3] = {
+		{"machine.overcommit", "a", NULL}, /* numeric, all 1 */
+		{"lock.type", "a", NULL},	   /* one category */
+		{"machine.overcommit", "c", NULL}, /* one run: one y */
+	};
+
+	ck_assert_ptr_nonnull(st);
+	fake_run(st->db, "a", 10);
+	fake_run(st->db, "a", 12);
+	fake_run(st->db, "c", 7);
+	ck_assert_int_eq(sqlite3_exec(st->db,
+				      "INSERT INTO params (run_id, section, "
+				      "key, value) SELECT id, 'lock', 'type', "
+				      "'ticket' FROM runs",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	store_close(st);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(xs); i++) {
+		g_autofree char *err = NULL;
+
+		g_unlink(png);
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", xs[i][0], "--tagged", xs[i][1],
+				      "-o", png, NULL),
+				 0);
+		ck_assert_msg(!*err, "%s: %s", xs[i][0], err);
+		ck_assert(g_file_test(png, G_FILE_TEST_EXISTS));
+	}
+
+	/* a gnuplot that warns, then one that fails */
+	ck_assert_int_eq(g_mkdir(bin, 0755), 0);
+	gnuplot = g_build_filename(bin, "gnuplot", NULL);
+	env = g_strdup_printf("%s:%s", bin, g_getenv("PATH"));
+	g_setenv("PATH", env, TRUE);
+	ck_assert(g_file_set_contents(gnuplot,
+				      "#!/bin/sh\necho drawn > \"${1%.gp}\"\n"
+				      "echo 'Warning: a warning' >&2\n",
+				      -1, NULL));
+	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", "machine.overcommit", "-o", png,
+				      NULL),
+				 0);
+		ck_assert_msg(strstr(err, "Warning: a warning"), "%s", err);
+		ck_assert(g_file_test(png, G_FILE_TEST_EXISTS));
+	}
+	ck_assert(g_file_set_contents(gnuplot,
+				      "#!/bin/sh\necho half > \"${1%.gp}\"\n"
+				      "echo 'an error' >&2\nexit 1\n",
+				      -1, NULL));
+	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
+	{
+		g_autofree char *err = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", "machine.overcommit", "-o", png,
+				      NULL),
+				 3);
+		ck_assert_msg(strstr(err, "gnuplot failed") &&
+				      strstr(err, "an error"),
+			      "%s", err);
+		ck_assert(!g_file_test(png, G_FILE_TEST_EXISTS));
+	}
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1793,6 +1875,7 @@ int main(void)
 	tcase_add_test(tc, test_damaged_db_refused);
 	tcase_add_test(tc, test_import_sources_untouched);
 	tcase_add_test(tc, test_trace_idle_options);
+	tcase_add_test(tc, test_plot_one_point);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

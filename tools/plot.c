@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * qsim plot; see plot.h.  Each figure is a gnuplot script with its data
- * in inline data blocks, written to OUT.gp and run by gnuplot; anything
- * gnuplot says on stderr, or a non-zero exit, is a failure.
+ * in inline data blocks, written to OUT.gp and run by gnuplot; its exit
+ * status says whether it drew (what it says on stderr, a warning, is
+ * passed on).  A figure of one point gets its axes' ranges from qsim, so
+ * gnuplot need not warn of an empty range.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include <glib/gstdio.h>
 
 #include "tools/compare.h"
 #include "tools/config.h"
@@ -114,12 +118,17 @@ static bool draw(const struct plot_opts *o, const char *gp, GError **error)
 		g_prefix_error(error, "gnuplot (tools/setup.sh installs it): ");
 		return false;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) || (err && *err)) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		g_set_error(error, PLOT_ERROR, EXIT_INTERNAL,
 			    "gnuplot failed on %s: %s", script,
 			    err && *err ? err : "no message");
+		/* what it drew, if anything, is not the figure */
+		g_unlink(o->out);
 		return false;
 	}
+	if (err && *err)
+		fprintf(stderr, "qsim plot: gnuplot on %s: %s%s", script, err,
+			g_str_has_suffix(err, "\n") ? "" : "\n");
 	return true;
 }
 
@@ -208,7 +217,7 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 				      (GDestroyNotify)g_hash_table_unref);
 	g_autofree char *sql = NULL, *title = NULL, *yl = NULL, *sunit = NULL;
-	double maxabs = 0, scale;
+	double maxabs = 0, scale, ylo = INFINITY, yhi = -INFINITY;
 	g_autoptr(GPtrArray) names = NULL;
 	sqlite3_stmt *q = NULL, *m = NULL;
 	unsigned int n = 0, i = 0;
@@ -298,6 +307,7 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 			g_hash_table_new(g_str_hash, g_str_equal);
 		g_autoptr(GPtrArray) all = g_ptr_array_new();
 		bool numeric = true;
+		char lo[32], hi[32];
 
 		for (i = 0; i < names->len; i++) {
 			GHashTableIter it;
@@ -332,6 +342,12 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 				if (!v)
 					continue;
 				stats_sample((double *)v->data, v->len, &st);
+				{
+					double ci = isnan(st.ci) ? 0.0 : st.ci;
+
+					ylo = fmin(ylo, (st.mean - ci) / scale);
+					yhi = fmax(yhi, (st.mean + ci) / scale);
+				}
 				if (numeric)
 					g_string_append_printf(gp, "%s", x);
 				else
@@ -347,6 +363,26 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 		}
 		if (!numeric)
 			g_string_append(gp, "set offsets 0.5, 0.5, 0, 0\n");
+		/* one x value, or one y: a range around it (gnuplot warns
+		 * of an empty one and widens it itself) */
+		if (all->len == 1 && numeric) {
+			double x =
+				g_ascii_strtod(g_ptr_array_index(all, 0), NULL);
+			double d = x ? fabs(x) / 10 : 1;
+
+			g_string_append_printf(gp, "set xrange [%.10g:%.10g]\n",
+					       x - d, x + d);
+		} else if (all->len == 1) {
+			g_string_append(gp, "set xrange [-0.5:0.5]\n");
+		}
+		g_snprintf(lo, sizeof(lo), "%.10g", ylo);
+		g_snprintf(hi, sizeof(hi), "%.10g", yhi);
+		if (strcmp(lo, hi) == 0) { /* as gnuplot reads them */
+			double d = ylo ? fabs(ylo) / 10 : 1;
+
+			g_string_append_printf(gp, "set yrange [%.10g:%.10g]\n",
+					       ylo - d, yhi + d);
+		}
 		g_string_append(gp, "plot ");
 		for (i = 0; i < names->len; i++) {
 			const char *line = g_ptr_array_index(names, i);
