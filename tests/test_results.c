@@ -1804,6 +1804,60 @@ START_TEST(test_plot_one_point)
 END_TEST
 
 /*
+ * A non-finite REAL (a file edited or imported: SQLite keeps 1e999 as
+ * inf) is null in the JSON export, as NULL is, and empty in the CSV (an
+ * audit: JSON got -inf.0, which no parser reads).
+ */
+START_TEST(test_export_non_finite)
+{
+	g_autofree char *path = in_dir("inf.db"), *json = in_dir("inf.json");
+	g_autofree char *text = NULL, *csv = NULL;
+	g_autoptr(GError) e = NULL;
+	g_autoptr(JsonParser) jp = json_parser_new();
+	struct store *st = store_open(path, &e);
+	JsonObject *run;
+	g_auto(GStrv) lines = NULL, head = NULL, row = NULL;
+	int jain = -1;
+
+	ck_assert_ptr_nonnull(st);
+	fake_run(st->db, "a", 10);
+	ck_assert_int_eq(sqlite3_exec(st->db,
+				      "UPDATE runs SET jain = 1e999; UPDATE "
+				      "lock_results SET throughput = -1e999",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	store_close(st);
+	ck_assert_int_eq(qsim(NULL, NULL, "export", "--db", path, "--format",
+			      "json", "-o", json, NULL),
+			 0);
+	ck_assert(g_file_get_contents(json, &text, NULL, NULL));
+	ck_assert_msg(json_parser_load_from_data(jp, text, -1, &e), "%s\n%s",
+		      e ? e->message : "", text);
+	run = json_array_get_object_element(
+		json_object_get_array_member(
+			json_node_get_object(json_parser_get_root(jp)), "runs"),
+		0);
+	ck_assert(json_object_get_null_member(
+		json_object_get_object_member(run, "run"), "jain"));
+	ck_assert(json_object_get_null_member(
+		json_array_get_object_element(
+			json_object_get_array_member(run, "locks"), 0),
+		"throughput"));
+	ck_assert_int_eq(qsim(&csv, NULL, "export", "--db", path, NULL), 0);
+	lines = g_strsplit(csv, "\n", -1);
+	head = g_strsplit(lines[0], ",", -1);
+	row = g_strsplit(lines[1], ",", -1);
+	for (int i = 0; head[i]; i++)
+		if (!strcmp(head[i], "jain"))
+			jain = i;
+	ck_assert_int_ge(jain, 0);
+	ck_assert_uint_eq(g_strv_length(row), g_strv_length(head));
+	ck_assert_str_eq(row[jain], "");
+	ck_assert_msg(!strstr(csv, "inf"), "%s", csv);
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1876,6 +1930,7 @@ int main(void)
 	tcase_add_test(tc, test_import_sources_untouched);
 	tcase_add_test(tc, test_trace_idle_options);
 	tcase_add_test(tc, test_plot_one_point);
+	tcase_add_test(tc, test_export_non_finite);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

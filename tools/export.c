@@ -324,7 +324,7 @@ static void csv_field(GString *s, const char *v)
 }
 
 /* @x in the fewest digits that read back as @x (5505.023, not
- * 5505.0230000000001), as the JSON export writes it. */
+ * 5505.0230000000001; json-glib writes the JSON export's with 17). */
 static const char *shortest(char *buf, size_t len, double x)
 {
 	for (int digits = 15; digits < 17; digits++) {
@@ -362,11 +362,14 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 				g_string_append_c(line, ',');
 			if (sqlite3_column_type(q, c) == SQLITE_FLOAT) {
 				char buf[G_ASCII_DTOSTR_BUF_SIZE];
+				double x = sqlite3_column_double(q, c);
 
-				g_string_append(
-					line,
-					shortest(buf, sizeof(buf),
-						 sqlite3_column_double(q, c)));
+				/* inf (an edited or imported file): empty, as
+				 * NULL is */
+				if (isfinite(x))
+					g_string_append(
+						line,
+						shortest(buf, sizeof(buf), x));
 			} else {
 				csv_field(line,
 					  (const char *)sqlite3_column_text(q,
@@ -416,8 +419,13 @@ static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
 						   sqlite3_column_int64(q, c));
 			break;
 		case SQLITE_FLOAT:
-			json_builder_add_double_value(
-				b, sqlite3_column_double(q, c));
+			/* JSON has no inf (an edited or imported file can hold
+			 * one): null, as report_json_real writes it */
+			if (isfinite(sqlite3_column_double(q, c)))
+				json_builder_add_double_value(
+					b, sqlite3_column_double(q, c));
+			else
+				json_builder_add_null_value(b);
 			break;
 		case SQLITE_NULL:
 			json_builder_add_null_value(b);
