@@ -1763,6 +1763,29 @@ START_TEST(test_plot_one_point)
 		ck_assert(g_file_test(png, G_FILE_TEST_EXISTS));
 	}
 
+	/* the y axis names the unit of its numbers once (an audit:
+	 * "lat_p99_ns (ms)") */
+	{
+		g_autofree char *gp = g_strconcat(png, ".gp", NULL);
+		g_autofree char *text = NULL;
+		sqlite3 *db;
+
+		ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(db,
+					      "UPDATE lock_results SET "
+					      "lat_p99_ns = 2500000",
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
+		sqlite3_close(db);
+		ck_assert_int_eq(qsim(NULL, NULL, "plot", "sweep", "--db", path,
+				      "--x", "machine.overcommit", "--metric",
+				      "lat_p99_ns", "-o", png, NULL),
+				 0);
+		ck_assert(g_file_get_contents(gp, &text, NULL, NULL));
+		ck_assert_msg(strstr(text, "set ylabel 'lat_p99 (ms)'"), "%s",
+			      text);
+	}
+
 	/* a gnuplot that warns, then one that fails */
 	ck_assert_int_eq(g_mkdir(bin, 0755), 0);
 	gnuplot = g_build_filename(bin, "gnuplot", NULL);

@@ -295,8 +295,17 @@ static bool plot_sweep(const struct plot_opts *o, sqlite3 *db, GString *gp,
 				metric, o->x, o->by ? " by " : "",
 				o->by ? o->by : "");
 	scale = si_scale(maxabs, unit, &sunit);
-	yl = *sunit ? g_strdup_printf("%s (%s)", metric, sunit)
-		    : g_strdup(metric);
+	/* the unit the plotted numbers are in, once: lat_p99_ns scaled to
+	 * microseconds is "lat_p99 (us)", not "lat_p99_ns (us)" */
+	{
+		g_autofree char *suffix = g_strdup_printf("_%s", unit);
+		int len = (int)strlen(metric);
+
+		if (*unit && g_str_has_suffix(metric, suffix))
+			len -= (int)strlen(suffix);
+		yl = *sunit ? g_strdup_printf("%.*s (%s)", len, metric, sunit)
+			    : g_strdup(metric);
+	}
 	preamble(gp, o, title, o->x, yl);
 	names = keys_of(lines);
 	g_ptr_array_sort(names, cmp_x);
