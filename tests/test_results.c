@@ -1416,6 +1416,18 @@ START_TEST(test_export_import_files)
 	ck_assert_int_eq(
 		qsim(NULL, &err, "export", "--db", path, "--last", "0", NULL),
 		1);
+	/* run ids and --last: refused by both (an audit: export said run
+	 * 1 was not there, report ignored --last) */
+	for (int rep = 0; rep < 2; rep++) {
+		g_autofree char *o = NULL;
+
+		g_clear_pointer(&err, g_free);
+		ck_assert_int_eq(qsim(&o, &err, rep ? "report" : "export", "1",
+				      "--last", "1", "--db", path, NULL),
+				 1);
+		ck_assert_msg(strstr(err, "run ids with --last"), "%s", err);
+		ck_assert_str_eq(o, "");
+	}
 
 	g_clear_pointer(&err, g_free);
 	ck_assert_int_eq(qsim(NULL, &err, "import", missing, "--db", imp, NULL),

@@ -1689,6 +1689,13 @@ static int cmd_export(int argc, char **argv, bool report)
 		fprintf(stderr, "%s: --last %d: a whole number from 1\n", what,
 			last);
 		return EXIT_INPUT;
+	} else if (ids->len) {
+		/* which runs, twice: one of them would do nothing */
+		fprintf(stderr,
+			"%s: run ids with --last %d: give the runs or --last, "
+			"not both\n",
+			what, last);
+		return EXIT_INPUT;
 	}
 	o.db = db ? db : "results.db";
 	o.ids = (int64_t *)ids->data;
