@@ -1893,6 +1893,52 @@ START_TEST(test_export_non_finite)
 END_TEST
 
 /*
+ * A write that fails says why, the same for JSON as for CSV (an audit:
+ * JSON to /dev/full said "Input/output error", CSV "No space left on
+ * device"): through -o and through standard output.
+ */
+START_TEST(test_export_full_disk_errno)
+{
+	g_autofree char *path = in_dir("full.db");
+	static const char *const formats[] = {"csv", "json"};
+
+	if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS))
+		return;
+	ck_assert_int_eq(qsim(NULL, NULL, "run", scenario(), "--set",
+			      "run.duration=2ms", "--set", "run.warmup=1ms",
+			      "--db", path, "--quiet", NULL),
+			 0);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(formats); i++) {
+		g_autofree char *err = NULL, *cmd = NULL, *qp = NULL;
+		g_autofree char *serr = NULL;
+		int status;
+
+		ck_assert_int_eq(qsim(NULL, &err, "export", "--db", path,
+				      "--format", formats[i], "-o", "/dev/full",
+				      NULL),
+				 1);
+		ck_assert_msg(strstr(err, "/dev/full: writing: No space left"),
+			      "%s: %s", formats[i], err);
+		qp = g_shell_quote(path);
+		cmd = g_strdup_printf("%s export --db %s --format %s "
+				      "> /dev/full",
+				      QSIM_BINARY, qp, formats[i]);
+		{
+			const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+
+			ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, 0,
+					       NULL, NULL, NULL, &serr, &status,
+					       NULL));
+		}
+		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+		ck_assert_msg(strstr(serr, "writing standard output: No space "
+					   "left"),
+			      "%s: %s", formats[i], serr);
+	}
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -1966,6 +2012,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_idle_options);
 	tcase_add_test(tc, test_plot_one_point);
 	tcase_add_test(tc, test_export_non_finite);
+	tcase_add_test(tc, test_export_full_disk_errno);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
