@@ -472,8 +472,9 @@ START_TEST(test_reused_points_tagged)
 	ck_assert_int_eq(qsim(&out, &err, "export", "--tagged", "t1", "--db",
 			      path, NULL),
 			 0);
-	ck_assert_msg(strstr(out, ",tags\n") && strstr(out, ",t1 t2\n"), "%s",
-		      out);
+	ck_assert_msg(strstr(out, ",tags\n") &&
+			      strstr(out, ",\"[\"\"t1\"\",\"\"t2\"\"]\"\n"),
+		      "%s", out);
 	/* a selection that matches nothing is an error, not an empty table
 	 * (both exited 0: "no runs selected", a bare CSV header) */
 	for (int c = 0; c < 2; c++) {
@@ -1939,6 +1940,62 @@ START_TEST(test_export_full_disk_errno)
 END_TEST
 
 /*
+ * A run's tags may hold any character (an audit: export joined them with
+ * spaces, and "sweep 1" read as two): in JSON an array of strings, in
+ * CSV one field holding that array as JSON text, empty for no tags.
+ */
+START_TEST(test_export_tags)
+{
+	g_autofree char *path = in_dir("tags.db"), *csv = NULL, *js = NULL;
+	g_autoptr(GError) e = NULL;
+	g_autoptr(JsonParser) jp = json_parser_new();
+	struct store *st = store_open(path, &e);
+	JsonArray *runs, *tags;
+	static const char *const want[] = {"a,b", "q\"x", "sweep 1"};
+
+	ck_assert_ptr_nonnull(st);
+	fake_run(st->db, "sweep 1", 10);
+	fake_run(st->db, "b", 10);
+	ck_assert_int_eq(sqlite3_exec(st->db,
+				      "INSERT INTO run_tags (run_id, tag) "
+				      "VALUES (1, 'a,b'), (1, 'q\"x'); "
+				      "DELETE FROM run_tags WHERE run_id = 2",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	store_close(st);
+	ck_assert_int_eq(qsim(&csv, NULL, "export", "--db", path, NULL), 0);
+	ck_assert_msg(
+		g_str_has_suffix(strchr(csv, '\n')
+					 ? strtok(strchr(csv, '\n') + 1, "\n")
+					 : "",
+				 ",\"[\"\"a,b\"\",\"\"q\\\"\"x\"\",\"\"sweep "
+				 "1\"\"]\""),
+		"%s", csv);
+	/* the second run: no tags, an empty last field */
+	ck_assert_msg(g_str_has_suffix(strtok(NULL, "\n"), ","), "%s", csv);
+	ck_assert_int_eq(qsim(&js, NULL, "export", "--db", path, "--format",
+			      "json", NULL),
+			 0);
+	ck_assert(json_parser_load_from_data(jp, js, -1, NULL));
+	runs = json_object_get_array_member(
+		json_node_get_object(json_parser_get_root(jp)), "runs");
+	tags = json_object_get_array_member(
+		json_object_get_object_member(
+			json_array_get_object_element(runs, 0), "run"),
+		"tags");
+	ck_assert_uint_eq(json_array_get_length(tags), G_N_ELEMENTS(want));
+	for (guint i = 0; i < G_N_ELEMENTS(want); i++)
+		ck_assert_str_eq(json_array_get_string_element(tags, i),
+				 want[i]);
+	tags = json_object_get_array_member(
+		json_object_get_object_member(
+			json_array_get_object_element(runs, 1), "run"),
+		"tags");
+	ck_assert_uint_eq(json_array_get_length(tags), 0);
+}
+END_TEST
+
+/*
  * An interrupted torture is stored as interrupted and names the seeds
  * that all ran and the --first-seed and --seeds that go on: together they
  * cover the seeds asked for, and no seed past the prefix is claimed.
@@ -2013,6 +2070,7 @@ int main(void)
 	tcase_add_test(tc, test_plot_one_point);
 	tcase_add_test(tc, test_export_non_finite);
 	tcase_add_test(tc, test_export_full_disk_errno);
+	tcase_add_test(tc, test_export_tags);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -394,8 +394,8 @@ static const char runs_csv[] =
 	"r.util_idle, r.acq_min, r.acq_mean, r.acq_max, r.jain, "
 	"s.acquisitions, s.throughput, s.lat_p99_ns, s.lhp_events, "
 	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256, "
-	"(SELECT group_concat(t.tag, ' ') FROM run_tags t WHERE t.run_id = "
-	"r.id) AS tags "
+	"(SELECT json_group_array(tag) FROM (SELECT t.tag FROM run_tags t "
+	"WHERE t.run_id = r.id ORDER BY t.tag) HAVING COUNT(*)) AS tags "
 	"FROM runs r LEFT JOIN (SELECT run_id, SUM(acquisitions) AS "
 	"acquisitions, SUM(throughput) AS throughput, MAX(lat_p99_ns) AS "
 	"lat_p99_ns, SUM(lhp_events) AS lhp_events, SUM(lhp_total_ns) AS "
@@ -413,6 +413,18 @@ static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
 		if (!strcmp(sqlite3_column_name(q, c), "params"))
 			continue;
 		json_builder_set_member_name(b, sqlite3_column_name(q, c));
+		/* a run's tags, an array of strings (SQLite's JSON): a tag
+		 * may hold any character */
+		if (!strcmp(sqlite3_column_name(q, c), "tags") &&
+		    sqlite3_column_type(q, c) == SQLITE_TEXT) {
+			JsonNode *tags = json_from_string(
+				(const char *)sqlite3_column_text(q, c), NULL);
+
+			if (tags) {
+				json_builder_add_value(b, tags);
+				continue;
+			}
+		}
 		switch (sqlite3_column_type(q, c)) {
 		case SQLITE_INTEGER:
 			json_builder_add_int_value(b,
@@ -470,9 +482,9 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 
 	if (sqlite3_prepare_v2(
 		    db,
-		    "SELECT *, (SELECT group_concat(t.tag, ' ') FROM "
-		    "run_tags t WHERE t.run_id = runs.id) AS tags "
-		    "FROM runs WHERE id = ?1",
+		    "SELECT *, (SELECT json_group_array(tag) FROM (SELECT "
+		    "t.tag FROM run_tags t WHERE t.run_id = runs.id ORDER "
+		    "BY t.tag)) AS tags FROM runs WHERE id = ?1",
 		    -1, &r, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
 			       "SELECT section, key, value FROM params WHERE "
