@@ -625,6 +625,11 @@ void coroutine_fn wl_vcpu_main(struct sim_cpu *c, void *arg)
  * and the failures (always 0 here: a failure stops the run).  The
  * writers are every vCPU, or, with `readers`, those past the readers.
  */
+bool wl_stat_imbalance(uint64_t max, uint64_t min)
+{
+	return max / 2 > min;
+}
+
 static void stat_side(struct wl *w, const char *label, bool reads)
 {
 	uint64_t total = 0, max = 0, min = UINT64_MAX;
@@ -643,11 +648,12 @@ static void stat_side(struct wl *w, const char *label, bool reads)
 	}
 	if (!n)
 		return;
+	/* The kernel's spacing, so its log parsers read these lines too. */
 	g_string_append_printf(w->stat_log,
-			       "%s Total: %" PRIu64 "  Max/Min: %" PRIu64
-			       "/%" PRIu64 " %s Fail: 0\n",
+			       "%s:  Total: %" PRIu64 "  Max/Min: %" PRIu64
+			       "/%" PRIu64 " %s  Fail: 0 \n",
 			       label, total, max, min,
-			       max > 2 * min ? "???" : "   ");
+			       wl_stat_imbalance(max, min) ? "???" : "");
 }
 
 static void stat_ev(struct sim_event *ev)
@@ -659,9 +665,9 @@ static void stat_ev(struct sim_event *ev)
 
 	g_string_append_printf(w->stat_log, "[%s]\n",
 			       sim_format_time(t, buf, sizeof(buf)));
-	stat_side(w, "Writes: ", false);
+	stat_side(w, "Writes", false);
 	if (w->p.read_pct || w->p.readers)
-		stat_side(w, "Reads : ", true);
+		stat_side(w, "Reads ", true);
 	if (w->p.stat_fn)
 		w->p.stat_fn(w->p.stat_data, w->stat_log->str + from);
 	sim_schedule(w->sim, &w->stat_ev, t + w->p.stat_interval_ps);

@@ -58,6 +58,9 @@ enum wl_type {
  * default lock steps per unit. */
 const char *wl_type_name(enum wl_type t);
 const char *wl_unit_name(enum wl_type t);
+/* locktorture's "???" on a statistics line: half the most acquisitions
+ * by one thread, rounded down, above the fewest. */
+bool wl_stat_imbalance(uint64_t max, uint64_t min);
 unsigned int wl_default_steps(enum wl_type t);
 /* The type named @name (locktest if none is). */
 enum wl_type wl_type_parse(const char *name);

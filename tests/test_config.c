@@ -153,6 +153,20 @@ static const struct bad bad_inputs[] = {
 	{"[workload]\ntype = locktorture\nlocks = 4\npick = step\n",
 	 NULL,
 	 {"[workload] pick = step", "only lock 0 of the 4", "random or vcpu"}},
+	/* kbuild's 32 steps over 64 locks, netperf's 2 over 3; vCPU i on
+	 * lock i mod locks with fewer vCPUs than locks (session 15) */
+	{"[workload]\ntype = kbuild\nlocks = 64\npick = step\n",
+	 NULL,
+	 {"[workload] pick = step", "has 32 steps",
+	  "only locks 0 to 31 of the 64"}},
+	{"[workload]\ntype = netperf\nlocks = 3\npick = step\n",
+	 NULL,
+	 {"[workload] pick = step", "has 2 steps",
+	  "only locks 0 to 1 of the 3"}},
+	{"[partition]\nvcpus = 4\n[workload]\nlocks = 6\npick = vcpu\n",
+	 NULL,
+	 {"[workload] pick = vcpu", "[partition] vcpus = 4",
+	  "only locks 0 to 3 of the 6"}},
 	{"[workload]\nlong_hold_prob = 0.1\nlong_hold = 40ms\n"
 	 "[check]\nhang_bound = 30ms\n",
 	 NULL,
@@ -293,7 +307,7 @@ START_TEST(test_policy_checks_and_blame)
 	const char *rr[] = {"hypervisor.policy=rr", NULL};
 	const char *kvm[] = {"hypervisor.policy=kvm", NULL};
 	const char *pvm[] = {"hypervisor.policy=powervm", NULL};
-	const char *rw[] = {"lock.type=tas", "workload.read_pct=50", NULL};
+	const char *rw[] = {"lock.type=tas", "workload.readers=2", NULL};
 	struct qsim_config *cfg;
 	GError *err = NULL;
 
@@ -314,11 +328,14 @@ START_TEST(test_policy_checks_and_blame)
 		      "%s", err->message);
 	g_clear_error(&err);
 
-	ck_assert_ptr_null(cfg_load_text("t.ini", "", (char **)rw, &err));
-	ck_assert_msg(strstr(err->message, "t.ini: [workload] read_pct = 50") &&
-			      strstr(err->message, "([workload] read_pct was "
+	/* 2 readers of 1 vCPU: a cross-key error, blamed on the --set
+	 * (the lock's missing reader side is not an error: below) */
+	ck_assert_ptr_null(cfg_load_text("t.ini", "[partition]\nvcpus = 1\n",
+					 (char **)rw, &err));
+	ck_assert_msg(strstr(err->message, "t.ini: [workload] readers = 2") &&
+			      strstr(err->message, "([workload] readers was "
 						   "set by --set "
-						   "workload.read_pct)"),
+						   "workload.readers)"),
 		      "%s", err->message);
 	g_clear_error(&err);
 }

@@ -1525,6 +1525,19 @@ static bool hold_too_long(const struct qsim_config *cfg, const char *key,
 }
 
 /*
+ * Whether the lock has a reader side.  read_pct, readers and read_cs act
+ * only there: with another lock every acquisition is exclusive, as the
+ * kernel's locktorture starts no reader threads for a lock type without
+ * a read lock (a compare over lock types shares one scenario).
+ */
+bool cfg_lock_reads(const struct qsim_config *cfg)
+{
+	const struct lk_ops *ops = lk_find(cfg->lock);
+
+	return ops && ops->read_lock;
+}
+
+/*
  * Holds (mean) the hang bound would report: with more than one vCPU,
  * someone waits behind each (session 14, a fresh-user audit: cs = 500ms
  * ran into a starvation violation).  The holds in use: lock_cs's, else
@@ -1546,7 +1559,7 @@ static bool hold_checks(const struct qsim_config *cfg, const char *path,
 				 path, error)) {
 		return false;
 	}
-	return !(cfg->read_cs.set &&
+	return !(cfg->read_cs.set && cfg_lock_reads(cfg) &&
 		 hold_too_long(cfg, "read_cs", &cfg->read_cs.d, path, error));
 }
 
@@ -1563,14 +1576,48 @@ static bool workload_checks(struct qsim_config *cfg, const char *path,
 	enum wl_type t = wl_type_parse(cfg->workload);
 	bool lockstep = t == WL_LOCKTEST || t == WL_LOCKTORTURE;
 
-	if (lockstep && strcmp(cfg->pick, "step") == 0 && cfg->nlocks > 1) {
+	unsigned int steps = lockstep	  ? 1
+			     : cfg->steps ? cfg->steps
+					  : wl_default_steps(t);
+
+	/* Locks nobody would take (session 15, a fresh-user audit:
+	 * kbuild's 64 locks with pick = step and 32 steps left half idle);
+	 * a nested step may take any lock above its outer one. */
+	bool nesting = cfg->nest_prob > 0;
+
+	if (strcmp(cfg->pick, "step") == 0 && steps < cfg->nlocks && !nesting) {
+		g_autofree char *taken =
+			steps == 1
+				? g_strdup("lock 0")
+				: g_strdup_printf("locks 0 to %u", steps - 1);
+
 		g_set_error(
 			error, CFG_ERROR, CFG_ERROR_VALUE,
 			"%s: [workload] pick = step: step k of a unit takes "
-			"lock k mod locks, and a %s unit has one step, so "
-			"only lock 0 of the %u would be taken; use random "
-			"or vcpu (or type ebizzy, kbuild or netperf)",
-			path, cfg->workload, cfg->nlocks);
+			"lock k mod locks, and a %s unit has %u step%s, so "
+			"only %s of the %u would be taken; use random or "
+			"vcpu%s, nest_prob, or at most %u lock%s",
+			path, cfg->workload, steps, steps == 1 ? "" : "s",
+			taken, cfg->nlocks,
+			lockstep ? " (or type ebizzy, kbuild or netperf)"
+				 : ", steps at least locks",
+			steps, steps == 1 ? "" : "s");
+		return false;
+	}
+	if (strcmp(cfg->pick, "vcpu") == 0 && cfg->vcpus < cfg->nlocks &&
+	    !nesting) {
+		g_autofree char *taken =
+			cfg->vcpus == 1 ? g_strdup("lock 0")
+					: g_strdup_printf("locks 0 to %u",
+							  cfg->vcpus - 1);
+
+		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
+			    "%s: [workload] pick = vcpu: vCPU i takes lock i "
+			    "mod locks, and [partition] vcpus = %u, so only "
+			    "%s of the %u would be taken; use random or "
+			    "step, nest_prob, or at most %u lock%s",
+			    path, cfg->vcpus, taken, cfg->nlocks, cfg->vcpus,
+			    cfg->vcpus == 1 ? "" : "s");
 		return false;
 	}
 	if (cfg->stat_interval_ps != SIM_TIME_NEVER &&
@@ -1674,22 +1721,6 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 #undef X
 	}
 
-	if ((cfg->read_pct || cfg->readers) && !ops->read_lock) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [workload] read_pct = %u, readers = %u: lock "
-			    "%s has no reader side; use a rwlock (qrwlock, "
-			    "rwlock_legacy), or read_pct and readers 0",
-			    path, cfg->read_pct, cfg->readers, cfg->lock);
-		return false;
-	}
-	if (cfg->read_cs.set && !ops->read_lock) {
-		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
-			    "%s: [workload] read_cs: lock %s has no reader "
-			    "side; use a rwlock (qrwlock, rwlock_legacy) or "
-			    "leave read_cs empty",
-			    path, cfg->lock);
-		return false;
-	}
 	if ((cfg->read_cs.set || cfg->write_cs.set) && *cfg->lock_cs_text) {
 		g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 			    "%s: [workload] lock_cs = '%s' together with "
@@ -1749,9 +1780,11 @@ static bool cross_checks(struct qsim_config *cfg, const char *path,
 		if (n != cfg->nlocks) {
 			g_set_error(error, CFG_ERROR, CFG_ERROR_VALUE,
 				    "%s: [workload] lock_cs = '%s': %u "
-				    "entries for %u locks; give one duration "
+				    "entr%s for %u lock%s; give one duration "
 				    "per lock",
-				    path, cfg->lock_cs_text, n, cfg->nlocks);
+				    path, cfg->lock_cs_text, n,
+				    n == 1 ? "y" : "ies", cfg->nlocks,
+				    cfg->nlocks == 1 ? "" : "s");
 			return false;
 		}
 		cfg->lock_cs = g_new0(struct sim_duration, n);

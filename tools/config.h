@@ -189,6 +189,9 @@ void cfg_free(struct qsim_config *cfg);
 double cfg_overcommit(const struct qsim_config *cfg);
 /* vCPUs of all the noise partitions together. */
 unsigned int cfg_noise_vcpus(const struct qsim_config *cfg);
+/* Whether [lock] type has a reader side (read_pct, readers and read_cs
+ * act only then). */
+bool cfg_lock_reads(const struct qsim_config *cfg);
 /* machine.memory as the engine's enum (sim/mm.h). */
 int cfg_memory(const struct qsim_config *cfg);
 typedef struct qsim_config qsim_config;

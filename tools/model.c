@@ -511,10 +511,13 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 							 : WL_PICK_RANDOM,
 		.warmup_end_ps = cfg->warmup_ps,
 		.hang_bound_ps = cfg->hang_bound_ps,
-		.read_pct = cfg->read_pct,
-		.readers = cfg->readers,
+		/* the reader keys act only on a lock with a reader side */
+		.read_pct = cfg_lock_reads(cfg) ? cfg->read_pct : 0,
+		.readers = cfg_lock_reads(cfg) ? cfg->readers : 0,
 		.lock_cs = cfg->lock_cs,
-		.read_cs = cfg->read_cs.set ? &cfg->read_cs.d : NULL,
+		.read_cs = cfg->read_cs.set && cfg_lock_reads(cfg)
+				   ? &cfg->read_cs.d
+				   : NULL,
 		.write_cs = cfg->write_cs.set ? &cfg->write_cs.d : NULL,
 		.long_hold_prob = cfg->long_hold_prob,
 		.nest_prob = cfg->nest_prob,

@@ -173,7 +173,8 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	/* The holds the run used: per lock, per side, or one for all. */
 	if (*cfg->lock_cs_text) {
 		fprintf(out, "cs %s by lock", cfg->lock_cs_text);
-	} else if (cfg->read_cs.set || cfg->write_cs.set) {
+	} else if (cfg_lock_reads(cfg) &&
+		   (cfg->read_cs.set || cfg->write_cs.set)) {
 		fprintf(out, "write cs %s, read cs %s",
 			sim_format_duration(cfg->write_cs.set ? &cfg->write_cs.d
 							      : &cfg->cs,
@@ -183,13 +184,23 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 					    c, sizeof(c)));
 	} else {
 		fprintf(out, "cs %s",
-			sim_format_duration(&cfg->cs, b, sizeof(b)));
+			sim_format_duration(cfg->write_cs.set ? &cfg->write_cs.d
+							      : &cfg->cs,
+					    b, sizeof(b)));
 	}
 	fprintf(out, ", think %s%s",
 		sim_format_duration(&cfg->think, c, sizeof(c)),
 		cfg->think_idle ? " (idle)" : "");
-	if (cfg->read_pct)
+	if (!cfg_lock_reads(cfg)) {
+		if (cfg->read_pct || cfg->readers || cfg->read_cs.set)
+			fprintf(out, ", no reader side (read_pct, readers, "
+				     "read_cs unused)");
+	} else if (cfg->read_pct) {
 		fprintf(out, ", %u%% reads", cfg->read_pct);
+	} else if (cfg->readers) {
+		fprintf(out, ", %u reader vCPU%s", cfg->readers,
+			cfg->readers == 1 ? "" : "s");
+	}
 	if (cfg->long_hold_prob > 0)
 		fprintf(out, ", long holds of %s (p %g)",
 			sim_format_time(cfg->long_hold_ps, b, sizeof(b)),
@@ -336,8 +347,8 @@ void report_summary(FILE *out, const struct qsim_config *cfg,
 	}
 	fprintf(out,
 		"fairness  per-vCPU acquisitions min/mean/max %" PRId64
-		"/%.0f/%" PRId64 ", Jain index %.4f\n",
-		res->acq_min, res->acq_mean, res->acq_max, res->jain);
+		"/%lld/%" PRId64 ", Jain index %.4f\n",
+		res->acq_min, llround(res->acq_mean), res->acq_max, res->jain);
 	fprintf(out,
 		"pCPUs     run %.1f%%  spin %.1f%%  hcall %.1f%%  dispatch "
 		"%.1f%%  idle %.1f%%",
