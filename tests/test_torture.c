@@ -160,6 +160,85 @@ START_TEST(test_barrier_mutants_clean_under_sc)
 }
 END_TEST
 
+/* The text of @t with its pv_mapping line's value cut out. */
+static char *without_mapping(const char *t)
+{
+	const char *m = strstr(t, "pv_mapping = ");
+	const char *eol = m ? strchr(m, '\n') : NULL;
+
+	ck_assert_ptr_nonnull(eol);
+	return g_strdup_printf("%.*s%s", (int)(m - t), t, eol);
+}
+
+/*
+ * --mapping changes the mapping and nothing else of a seed's scenario
+ * (session 15: it shifted every later draw, so "does seed S fail under
+ * kvm too?" ran another scenario); with the mapping the seed drew, the
+ * text is the same to the byte.
+ */
+START_TEST(test_mapping_keeps_scenario)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct torture_opts o = {.lock = "pv_qspinlock"};
+		g_autofree char *drawn = torture_scenario(&o, seed);
+		g_autofree char *rest = without_mapping(drawn);
+		unsigned int same = 0;
+
+		for (int m = 0; m < LK_PV_NR; m++) {
+			struct torture_opts om = {
+				.lock = "pv_qspinlock",
+				.mapping = lk_pv_mapping_name(
+					(enum lk_pv_mapping)m)};
+			g_autofree char *t = torture_scenario(&om, seed);
+			g_autofree char *r = without_mapping(t);
+
+			ck_assert_str_eq(r, rest);
+			same += strcmp(t, drawn) == 0;
+		}
+		ck_assert_uint_eq(same, 1);
+	}
+}
+END_TEST
+
+/*
+ * A failing run's files replace an earlier run's set in the folder
+ * (session 15: they were mixed, and the earlier replay command ran the
+ * later scenario): kick_after_release fails at the first seed it runs
+ * (docs/torture.md), so a run from seed 5 leaves seed-5.*, and a run
+ * from seed 1 into the same folder leaves seed-1.* only; a file of the
+ * user's stays.
+ */
+START_TEST(test_failure_files_replace_earlier)
+{
+	g_autofree char *dir = outdir();
+	g_autofree char *mine = g_build_filename(dir, "notes.txt", NULL);
+	g_autofree char *s1 = g_build_filename(dir, "seed-1.ini", NULL);
+	g_autofree char *s5 = g_build_filename(dir, "seed-5.ini", NULL);
+	g_autofree char *r5 = g_build_filename(dir, "seed-5.report", NULL);
+	struct torture_opts o = {.mutant = "kick_after_release",
+				 .seeds = 1,
+				 .jobs = 1,
+				 .out_dir = dir,
+				 .quiet = true};
+	struct torture_result r;
+
+	ck_assert(g_file_set_contents(mine, "keep\n", -1, NULL));
+	o.first_seed = 5;
+	ck_assert(torture_run(&o, &r, stdout, NULL));
+	ck_assert_uint_eq(r.first_failing_seed, 5);
+	torture_result_clear(&r);
+	ck_assert(g_file_test(s5, G_FILE_TEST_EXISTS));
+	o.first_seed = 1;
+	ck_assert(torture_run(&o, &r, stdout, NULL));
+	ck_assert_uint_eq(r.first_failing_seed, 1);
+	torture_result_clear(&r);
+	ck_assert(g_file_test(s1, G_FILE_TEST_EXISTS));
+	ck_assert(!g_file_test(s5, G_FILE_TEST_EXISTS));
+	ck_assert(!g_file_test(r5, G_FILE_TEST_EXISTS));
+	ck_assert(g_file_test(mine, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 /*
  * The drain: late_lost_kick loses one kick after 40 ms of a 50 ms run,
  * less than the 20 ms sleep bound before the end.  Without the drain the
@@ -268,6 +347,8 @@ int main(void)
 		n++;
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_drain_catches_late_loss);
+	tcase_add_test(tc, test_mapping_keeps_scenario);
+	tcase_add_test(tc, test_failure_files_replace_earlier);
 	tcase_add_test(tc, test_wide_space);
 	tcase_add_test(tc, test_scenarios_deterministic);
 	tcase_add_test(tc, test_clean_lock_survives);

@@ -72,11 +72,13 @@ char *torture_scenario(const struct torture_opts *o, uint64_t seed)
 	 */
 	pcpus = (unsigned int)pick(&r, 2, 4);
 	vcpus = (unsigned int)pick(&r, pcpus + 1, 3 * pcpus);
-	mapping =
-		o->mapping
-			? o->mapping
-			: lk_pv_mapping_name((enum lk_pv_mapping)sim_rng_below(
-				  &r, LK_PV_NR));
+	/* Drawn even when --mapping names one, so that a seed's scenario is
+	 * the same but for the mapping (session 15: "does seed S fail under
+	 * kvm too?" got a different scenario). */
+	mapping = lk_pv_mapping_name(
+		(enum lk_pv_mapping)sim_rng_below(&r, LK_PV_NR));
+	if (o->mapping)
+		mapping = o->mapping;
 	g_string_append_printf(s,
 			       "# qsim torture scenario, seed %" PRIu64 "\n"
 			       "[run]\nduration = 50ms\nwarmup = 0ns\n"
@@ -422,6 +424,41 @@ static bool write_file(const char *path, const char *text, GError **error)
 	return g_file_set_contents(path, text ? text : "", -1, error);
 }
 
+/*
+ * A failing run's files replace the set an earlier run left in @dir
+ * (seed-S.ini, .trace, .report), so that every file there is of the run
+ * whose replay command was printed last (session 15: a second run mixed
+ * its files with the first's, and the first's replay command ran the
+ * second's scenario).  Other files are left alone.  Returns how many
+ * went.
+ */
+static unsigned int remove_earlier(const char *dir)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	static const char *const ext[] = {".ini", ".trace", ".report"};
+	const char *name;
+	unsigned int n = 0;
+
+	while (d && (name = g_dir_read_name(d))) {
+		const char *p = name + strlen("seed-");
+		bool ours = false;
+
+		if (!g_str_has_prefix(name, "seed-") || !g_ascii_isdigit(*p))
+			continue;
+		while (g_ascii_isdigit(*p))
+			p++;
+		for (size_t i = 0; i < G_N_ELEMENTS(ext); i++)
+			ours |= strcmp(p, ext[i]) == 0;
+		if (ours) {
+			g_autofree char *path =
+				g_build_filename(dir, name, NULL);
+
+			n += g_unlink(path) == 0;
+		}
+	}
+	return n;
+}
+
 bool torture_run(const struct torture_opts *o, struct torture_result *res,
 		 FILE *out, GError **error)
 {
@@ -528,6 +565,14 @@ bool torture_run(const struct torture_opts *o, struct torture_result *res,
 				"%sreplay: %s\n",
 				j.fail_report ? j.fail_report : "",
 				res->replay);
+			unsigned int gone = remove_earlier(o->out_dir);
+
+			if (gone && !o->quiet)
+				fprintf(stderr,
+					"qsim torture: %s: removed %u file%s "
+					"of an earlier run (seed-*.ini, "
+					".trace, .report)\n",
+					o->out_dir, gone, gone == 1 ? "" : "s");
 
 			ini_ok = write_file(ini, j.fail_text, &werr);
 			if (ini_ok && write_file(trace, j.fail_trace, &werr))
