@@ -1616,6 +1616,22 @@ bool store_check_source(const char *src, GError **error)
 					  strlen(tail)] = '\0';
 		return false;
 	}
+	/* an older schema it could not migrate (a read-only file or
+	 * folder) would be copied as it is: old columns, no run_tags */
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW &&
+	    sqlite3_column_int(q, 0) < STORE_SCHEMA_VERSION) {
+		g_set_error(error, STORE_ERROR, 1,
+			    "%s: schema %d, read-only: copy it somewhere "
+			    "writable to import it (it is migrated then)",
+			    src, sqlite3_column_int(q, 0));
+		sqlite3_finalize(q);
+		sqlite3_close(db);
+		return false;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
 	/* a damaged file is refused by its own name, before any copying */
 	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL);
 	if (rc == SQLITE_OK)

@@ -55,7 +55,9 @@ struct store_import_counts {
  * is left out and counted as the same. */
 /* Is @src a qsim database to import from, and not damaged?  Read
  * read-only: never made by a misspelled name, nor given a schema when
- * empty or someone else's; only an older qsim schema is migrated. */
+ * empty or someone else's; only an older qsim schema is migrated, and
+ * one that cannot be (read-only) is refused, as it would be copied with
+ * its old columns. */
 bool store_check_source(const char *src, GError **error);
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  struct store_import_counts *n, GError **error);
