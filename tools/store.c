@@ -1616,6 +1616,7 @@ bool store_check_source(const char *src, GError **error)
 					  strlen(tail)] = '\0';
 		return false;
 	}
+	sqlite3_busy_timeout(db, 1000);
 	/* an older schema it could not migrate (a read-only file or
 	 * folder) would be copied as it is: old columns, no run_tags */
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) ==
@@ -1639,17 +1640,21 @@ bool store_check_source(const char *src, GError **error)
 	if (rc == SQLITE_ROW)
 		res = (const char *)sqlite3_column_text(q, 0);
 	ok = res && strcmp(res, "ok") == 0;
-	if (!ok) {
+	if (!ok && res) {
 		/* quick_check's first finding, on one line */
-		g_autofree char *why = g_strdup(res ? res : sqlite3_errmsg(db));
+		g_autofree char *why = g_strdup(res);
 		const char *head = "*** in database main ***\n";
 
 		g_strdelimit(why, "\n", ' ');
 		g_set_error(error, STORE_ERROR, 1,
 			    "%s: database disk image is malformed (%s)", src,
-			    g_str_has_prefix(res ? res : "", head)
-				    ? why + strlen(head)
-				    : why);
+			    g_str_has_prefix(res, head) ? why + strlen(head)
+							: why);
+	} else if (!ok) {
+		/* no finding: locked, an I/O error, no memory (or damage
+		 * SQLite met before checking): its own words */
+		g_set_error(error, STORE_ERROR, 1, "%s: %s", src,
+			    sqlite3_errmsg(db));
 	}
 	sqlite3_finalize(q);
 	sqlite3_close(db);
