@@ -48,17 +48,19 @@ struct store_import_counts {
 	int64_t tortures, tortures_same;
 };
 
-/* Copy every run of the qsim database @src (with all its rows, under new
- * run ids) and every torture run into @st in one transaction, counted in
- * @n.  With @skip_same, a run whose resolved parameters and binary @st
- * already has (or an earlier run of @src had), or a torture run it has,
- * is left out and counted as the same. */
 /* Is @src a qsim database to import from, and not damaged?  Read
  * read-only: never made by a misspelled name, nor given a schema when
  * empty or someone else's; only an older qsim schema is migrated, and
  * one that cannot be (read-only) is refused, as it would be copied with
  * its old columns. */
 bool store_check_source(const char *src, GError **error);
+/* Copy every run of the qsim database @src (with all its rows, under new
+ * run ids) and every torture run into @st in one transaction, counted in
+ * @n.  With @skip_same, a run whose resolved parameters and binary @st
+ * already has (or an earlier run of @src had), or a torture run it has,
+ * is left out and counted as the same.  @src is not checked here: the
+ * caller checks every source with store_check_source first (once, and
+ * before it opens @st, so a bad input leaves nothing written). */
 bool store_import(struct store *st, const char *src, bool skip_same,
 		  struct store_import_counts *n, GError **error);
 /* Give stored run @run_id the tag @tag too (a run has any number). */
