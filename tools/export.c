@@ -24,6 +24,28 @@ static bool db_fail(sqlite3 *db, const char *path, GError **error)
 	return false;
 }
 
+/* @path for reading in one snapshot: the runs selected are the runs
+ * written (BEGIN; the snapshot starts at the first read).  read_end
+ * ends it and closes. */
+static sqlite3 *read_begin(const char *path, GError **error)
+{
+	sqlite3 *db = store_read_db(path, error);
+
+	if (db && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, path, error);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+static void read_end(sqlite3 *db)
+{
+	/* nothing was written: ending it either way is the same */
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+}
+
 /* The ids of the selected runs, oldest first. */
 static GArray *select_runs(const struct export_opts *o, sqlite3 *db,
 			   unsigned int last, GError **error)
@@ -230,7 +252,7 @@ static void work_line(FILE *out, sqlite3_stmt *q)
 
 int report_main(const struct export_opts *o, FILE *out, GError **error)
 {
-	sqlite3 *db = store_read_db(o->db, error);
+	sqlite3 *db = read_begin(o->db, error);
 	g_autoptr(GArray) ids = NULL;
 	g_autofree char *list = NULL, *sql = NULL;
 	sqlite3_stmt *q;
@@ -241,19 +263,19 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 		return 1;
 	ids = select_runs(o, db, o->nids ? 0 : o->last ? o->last : 20, error);
 	if (!ids) {
-		sqlite3_close(db);
+		read_end(db);
 		return 1;
 	}
 	if (!ids->len) {
 		fprintf(out, "%s: no runs stored\n", o->db);
-		sqlite3_close(db);
+		read_end(db);
 		return 0;
 	}
 	list = id_list(ids);
 	sql = with_ids(report_sql, list);
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
 		db_fail(db, o->db, error);
-		sqlite3_close(db);
+		read_end(db);
 		return 1;
 	}
 	fprintf(out,
@@ -301,7 +323,7 @@ int report_main(const struct export_opts *o, FILE *out, GError **error)
 	}
 	ok = store_step_done(db, o->db, rc, error);
 	sqlite3_finalize(q);
-	sqlite3_close(db);
+	read_end(db);
 	return ok ? 0 : 1;
 }
 
@@ -625,18 +647,12 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 			    table);
 		return 1;
 	}
-	db = store_read_db(o->db, error);
+	db = read_begin(o->db, error);
 	if (!db)
 		return 1;
-	/* one snapshot: the runs selected are the runs written */
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		db_fail(db, o->db, error);
-		sqlite3_close(db);
-		return 1;
-	}
 	ids = select_runs(o, db, o->last, error);
 	if (!ids) {
-		sqlite3_close(db);
+		read_end(db);
 		return 1;
 	}
 	list = id_list(ids);
@@ -646,6 +662,6 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 		sql = with_ids(sqls[t], ids->len ? list : "NULL");
 		ok = csv_query(db, o->db, sql, out, error);
 	}
-	sqlite3_close(db);
+	read_end(db);
 	return ok ? 0 : 1;
 }
