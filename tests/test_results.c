@@ -1804,7 +1804,8 @@ END_TEST
  * warn of an empty x range, and any warning was exit 3 with the image
  * left): one numeric x, one category, one run (one y) draw with exit 0
  * and no warning.  gnuplot is judged by its exit status: a warning is
- * passed on, a failure is exit 3 with no image left.
+ * passed on, a failure is exit 3 with no image it drew left (an image
+ * that was there and that it did not touch stays).
  */
 START_TEST(test_plot_one_point)
 {
@@ -1900,6 +1901,23 @@ START_TEST(test_plot_one_point)
 				      strstr(err, "an error"),
 			      "%s", err);
 		ck_assert(!g_file_test(png, G_FILE_TEST_EXISTS));
+	}
+	/* one that fails before it writes: the image there before stays
+	 * as it was (an audit: any failure removed it) */
+	ck_assert(g_file_set_contents(
+		gnuplot, "#!/bin/sh\necho 'an error' >&2\nexit 1\n", -1, NULL));
+	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
+	ck_assert(g_file_set_contents(png, "old image", -1, NULL));
+	{
+		g_autofree char *err = NULL, *text = NULL;
+
+		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
+				      "--x", "machine.overcommit", "-o", png,
+				      NULL),
+				 3);
+		ck_assert_msg(strstr(err, "gnuplot failed"), "%s", err);
+		ck_assert(g_file_get_contents(png, &text, NULL, NULL));
+		ck_assert_str_eq(text, "old image");
 	}
 }
 END_TEST

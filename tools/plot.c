@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <glib/gstdio.h>
@@ -109,6 +110,8 @@ static bool draw(const struct plot_opts *o, const char *gp, GError **error)
 	g_autofree char *script = g_strconcat(o->out, ".gp", NULL);
 	g_autofree char *err = NULL;
 	const char *argv[] = {"gnuplot", script, NULL};
+	struct stat was, now;
+	bool there = stat(o->out, &was) == 0;
 	int status;
 
 	if (!g_file_set_contents(script, gp, -1, error))
@@ -122,8 +125,15 @@ static bool draw(const struct plot_opts *o, const char *gp, GError **error)
 		g_set_error(error, PLOT_ERROR, EXIT_INTERNAL,
 			    "gnuplot failed on %s: %s", script,
 			    err && *err ? err : "no message");
-		/* what it drew, if anything, is not the figure */
-		g_unlink(o->out);
+		/* what it drew, if anything, is not the figure; an image
+		 * that was there and that it did not touch (it failed
+		 * before `set output`) stays as it was */
+		if (stat(o->out, &now) == 0 &&
+		    (!there || now.st_dev != was.st_dev ||
+		     now.st_ino != was.st_ino || now.st_size != was.st_size ||
+		     now.st_mtim.tv_sec != was.st_mtim.tv_sec ||
+		     now.st_mtim.tv_nsec != was.st_mtim.tv_nsec))
+			g_unlink(o->out);
 		return false;
 	}
 	if (err && *err)
