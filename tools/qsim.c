@@ -508,8 +508,10 @@ static int cmd_import(int argc, char **argv, bool merge)
 		printf("\n");
 	}
 	store_close(st);
-	/* a merge is one result, all of it or nothing; an import keeps
-	 * the files that went in (each its own transaction) */
+	/* each file is its own transaction: a failed file leaves nothing
+	 * of itself, and the files before it stay in a PATH or OUT that
+	 * was there; one this command made goes, for a merge (a part of
+	 * the result is not the result) or an import that got no file in */
 	if (made && rc != EXIT_OK && (merge || !went)) {
 		remove_db(db);
 		fprintf(stderr, "%s: %s removed (this command made it)\n", what,
