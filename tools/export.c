@@ -360,8 +360,51 @@ static const char *shortest(char *buf, size_t len, double x)
 	return g_ascii_formatd(buf, (gint)len, "%.17g", x);
 }
 
-static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
-		      GError **error)
+/* A run's tags, in order (a tag may hold any character): ?1 the run.
+ * Put together here, not by SQLite's json_group_array (SQLite 3.38 on,
+ * and an ORDER BY in a subquery does not promise the aggregate's
+ * order). */
+static const char tags_sql[] =
+	"SELECT tag FROM run_tags WHERE run_id = ?1 ORDER BY tag";
+
+/* The tags of run @run (@t: tags_sql) as a JSON array of strings in @b,
+ * where a value goes. */
+static bool add_tags(JsonBuilder *b, sqlite3 *db, const char *path,
+		     sqlite3_stmt *t, int64_t run, GError **error)
+{
+	int rc;
+
+	sqlite3_reset(t);
+	sqlite3_bind_int64(t, 1, run);
+	json_builder_begin_array(b);
+	while ((rc = sqlite3_step(t)) == SQLITE_ROW)
+		json_builder_add_string_value(
+			b, (const char *)sqlite3_column_text(t, 0));
+	json_builder_end_array(b);
+	return store_step_done(db, path, rc, error);
+}
+
+/* The same as that array's JSON text in *@text (NULL for a run with
+ * none: an empty field). */
+static bool tags_text(sqlite3 *db, const char *path, sqlite3_stmt *t,
+		      int64_t run, char **text, GError **error)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	*text = NULL;
+	if (!add_tags(b, db, path, t, run, error))
+		return false;
+	root = json_builder_get_root(b);
+	if (json_array_get_length(json_node_get_array(root)))
+		*text = json_to_string(root, FALSE);
+	return true;
+}
+
+/* The rows of @sql as CSV; with @tags (tags_sql), a last column "tags"
+ * of the run in each row's first column. */
+static bool csv_query(sqlite3 *db, const char *path, const char *sql,
+		      sqlite3_stmt *tags, FILE *out, GError **error)
 {
 	sqlite3_stmt *q;
 	g_autoptr(GString) line = g_string_new(NULL);
@@ -376,6 +419,8 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 			g_string_append_c(line, ',');
 		csv_field(line, sqlite3_column_name(q, c));
 	}
+	if (tags)
+		g_string_append(line, ",tags");
 	fprintf(out, "%s\n", line->str);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		g_string_truncate(line, 0);
@@ -398,6 +443,18 @@ static bool csv_query(sqlite3 *db, const char *path, const char *sql, FILE *out,
 									    c));
 			}
 		}
+		if (tags) {
+			g_autofree char *text = NULL;
+
+			if (!tags_text(db, path, tags,
+				       sqlite3_column_int64(q, 0), &text,
+				       error)) {
+				sqlite3_finalize(q);
+				return false;
+			}
+			g_string_append_c(line, ',');
+			csv_field(line, text);
+		}
 		fprintf(out, "%s\n", line->str);
 	}
 	ok = store_step_done(db, path, rc, error);
@@ -415,9 +472,7 @@ static const char runs_csv[] =
 	"r.util_run, r.util_spin, r.util_hcall, r.util_dispatch, "
 	"r.util_idle, r.acq_min, r.acq_mean, r.acq_max, r.jain, "
 	"s.acquisitions, s.throughput, s.lat_p99_ns, s.lhp_events, "
-	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256, "
-	"(SELECT json_group_array(tag) FROM (SELECT t.tag FROM run_tags t "
-	"WHERE t.run_id = r.id ORDER BY t.tag) HAVING COUNT(*)) AS tags "
+	"s.lhp_total_ns, s.lwp_events, r.params_sha256, r.binary_sha256 "
 	"FROM runs r LEFT JOIN (SELECT run_id, SUM(acquisitions) AS "
 	"acquisitions, SUM(throughput) AS throughput, MAX(lat_p99_ns) AS "
 	"lat_p99_ns, SUM(lhp_events) AS lhp_events, SUM(lhp_total_ns) AS "
@@ -425,28 +480,16 @@ static const char runs_csv[] =
 	"GROUP BY run_id) s ON s.run_id = r.id WHERE r.id IN (%s) ORDER BY "
 	"r.id";
 
-/* A row of @q as a JSON object, each column by its name and type. */
-static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
+/* A row of @q as members of a JSON object, each column by its name
+ * and type. */
+static void json_members(JsonBuilder *b, sqlite3_stmt *q, int from)
 {
-	json_builder_begin_object(b);
 	for (int c = from; c < sqlite3_column_count(q); c++) {
 		/* runs.params, the resolved INI text, is the "params" object
 		 * beside */
 		if (!strcmp(sqlite3_column_name(q, c), "params"))
 			continue;
 		json_builder_set_member_name(b, sqlite3_column_name(q, c));
-		/* a run's tags, an array of strings (SQLite's JSON): a tag
-		 * may hold any character */
-		if (!strcmp(sqlite3_column_name(q, c), "tags") &&
-		    sqlite3_column_type(q, c) == SQLITE_TEXT) {
-			JsonNode *tags = json_from_string(
-				(const char *)sqlite3_column_text(q, c), NULL);
-
-			if (tags) {
-				json_builder_add_value(b, tags);
-				continue;
-			}
-		}
 		switch (sqlite3_column_type(q, c)) {
 		case SQLITE_INTEGER:
 			json_builder_add_int_value(b,
@@ -469,6 +512,13 @@ static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
 				b, (const char *)sqlite3_column_text(q, c));
 		}
 	}
+}
+
+/* A row of @q as a JSON object. */
+static void json_row(JsonBuilder *b, sqlite3_stmt *q, int from)
+{
+	json_builder_begin_object(b);
+	json_members(b, q, from);
 	json_builder_end_object(b);
 }
 
@@ -499,20 +549,22 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
 	g_autofree char *text = NULL;
-	sqlite3_stmt *r, *p;
+	sqlite3_stmt *r = NULL, *p = NULL, *t = NULL;
 	int rc;
 
-	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT *, (SELECT json_group_array(tag) FROM (SELECT "
-		    "t.tag FROM run_tags t WHERE t.run_id = runs.id ORDER "
-		    "BY t.tag)) AS tags FROM runs WHERE id = ?1",
-		    -1, &r, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(db, "SELECT * FROM runs WHERE id = ?1", -1, &r,
+			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
 			       "SELECT section, key, value FROM params WHERE "
 			       "run_id = ?1 ORDER BY rowid",
-			       -1, &p, NULL) != SQLITE_OK)
-		return db_fail(db, path, error);
+			       -1, &p, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, tags_sql, -1, &t, NULL) != SQLITE_OK) {
+		db_fail(db, path, error);
+		sqlite3_finalize(r);
+		sqlite3_finalize(p);
+		sqlite3_finalize(t);
+		return false;
+	}
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "runs");
 	json_builder_begin_array(b);
@@ -535,11 +587,21 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 				db_fail(db, path, error);
 			sqlite3_finalize(r);
 			sqlite3_finalize(p);
+			sqlite3_finalize(t);
 			return false;
 		}
 		json_builder_begin_object(b);
 		json_builder_set_member_name(b, "run");
-		json_row(b, r, 0);
+		json_builder_begin_object(b);
+		json_members(b, r, 0);
+		json_builder_set_member_name(b, "tags");
+		if (!add_tags(b, db, path, t, id, error)) {
+			sqlite3_finalize(r);
+			sqlite3_finalize(p);
+			sqlite3_finalize(t);
+			return false;
+		}
+		json_builder_end_object(b);
 		/* the resolved scenario: {section: {key: value}} */
 		json_builder_set_member_name(b, "params");
 		json_builder_begin_object(b);
@@ -588,6 +650,7 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 			       id, error)) {
 			sqlite3_finalize(r);
 			sqlite3_finalize(p);
+			sqlite3_finalize(t);
 			return false;
 		}
 		json_builder_end_object(b);
@@ -596,6 +659,7 @@ static bool export_json(sqlite3 *db, const char *path, GArray *ids, FILE *out,
 	json_builder_end_object(b);
 	sqlite3_finalize(r);
 	sqlite3_finalize(p);
+	sqlite3_finalize(t);
 	text = report_json_text(b);
 	fprintf(out, "%s\n", text);
 	return true;
@@ -659,8 +723,16 @@ int export_main(const struct export_opts *o, FILE *out, GError **error)
 	if (strcmp(format, "json") == 0) {
 		ok = export_json(db, o->db, ids, out, error);
 	} else {
+		sqlite3_stmt *tags = NULL;
+
 		sql = with_ids(sqls[t], ids->len ? list : "NULL");
-		ok = csv_query(db, o->db, sql, out, error);
+		/* the runs table ends with each run's tags */
+		if (t == 0 && sqlite3_prepare_v2(db, tags_sql, -1, &tags,
+						 NULL) != SQLITE_OK)
+			ok = db_fail(db, o->db, error);
+		else
+			ok = csv_query(db, o->db, sql, tags, out, error);
+		sqlite3_finalize(tags);
 	}
 	read_end(db);
 	return ok ? 0 : 1;
