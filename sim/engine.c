@@ -185,8 +185,18 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 	 * inside an hcall say, let the rewound spinner act before t after
 	 * that cpu had acted at t: a vCPU was then dispatched before the
 	 * time it had been undispatched.) */
-	if (s->rspin_on)
+	if (s->rspin_on) {
 		sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps));
+	} else {
+		/* no raw spins: the event-driven waits of the core */
+		unsigned int lo = core * s->mem.topo.smt;
+
+		for (unsigned int p = lo;
+		     p < lo + s->mem.topo.smt && p < s->mem.topo.npcpus; p++)
+			if (s->on_pcpu[p])
+				sim_wait_share_changed(s->on_pcpu[p],
+						       SIM_MAX(t, s->now_ps));
+	}
 }
 
 void sim_set_seed(struct sim *s, uint64_t seed)
@@ -1334,17 +1344,35 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 	w->raw = false;
 }
 
-/* A parked raw loop whose core's share changed at @t: its next
- * evaluation runs at the new speed, so it runs again from there. */
-void sim_raw_unpark(struct sim_cpu *c, sim_time_t t)
+/*
+ * A waiting cpu whose core's share changed at @t: a parked raw loop, or
+ * an event-driven wait.  The relaxes it issued before @t took the old
+ * share's time; the first evaluation after @t runs again, and the wait
+ * goes on from there at the new share, as the loop it stands for would
+ * (each relax timed at the share it is issued at).  Before session 15 an
+ * event-driven wait kept the share it began at for the whole wait: with
+ * SMT siblings changing state, its evaluations fell behind or ahead of
+ * the loop's, and a steal race at a freed lock went otherwise
+ * (ppc_qspinlock stole 6% less at 2x than the same loop polling).
+ */
+void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 {
 	struct sim_wait *w = &c->wait;
+	uint64_t k;
 
-	if (c->state != SIM_CPU_WAITING || !w->raw)
+	/* Blocked in the wait (watching its lines), not in a line's queue
+	 * for one of its reads. */
+	if (c->state != SIM_CPU_WAITING || !w->nwatch)
+		return;
+	k = grid_index_after(w, t);
+	/* A bounded wait whose timeout comes first stands as it is. */
+	if (!w->raw && w->budget != SIM_BUDGET_NONE && k > w->budget)
 		return;
 	unwatch_all(c);
+	if (!w->raw && w->budget != SIM_BUDGET_NONE)
+		w->result = w->budget - (k - 1);
 	c->state = SIM_CPU_READY;
-	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, grid_index_after(w, t)));
+	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, k));
 }
 
 void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
@@ -1451,7 +1479,11 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	/* One iteration's pipeline time at this thread's SMT share (a low
 	 * priority spinner's), with the seeded jitter, for the whole wait. */
 	relax = sim_cpu_scale(c, sim_mem_jitter(m, m->cost.relax_ps, &c->mrng));
-	hit = sim_cpu_scale(c, m->cost.hit_ps);
+	/* A read that hits costs what it costs in the loop: the cache's
+	 * latency, not stretched by the SMT share (sim_access; session 15:
+	 * the wait stretched it and so ran slower than the loop it stands
+	 * for). */
+	hit = m->cost.hit_ps;
 	c->now_ps += relax;
 	if (budget != SIM_BUDGET_NONE && --budget == 0) {
 		w->nlines = 0;
@@ -1461,7 +1493,7 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	w->grid0_ps = c->now_ps;
 	w->period_ps = w->nreads * hit + relax;
 	w->every = every;
-	w->extra_ps = every ? sim_cpu_scale(c, w->fold_extra_ps) : 0;
+	w->extra_ps = every ? w->fold_extra_ps : 0;
 	if (every) /* normal evaluations read only the condition's lines */
 		w->period_ps = w->fold_normal * hit + relax;
 	if (!w->period_ps)

@@ -480,7 +480,10 @@ static inline void sim_rspin_timed(struct sim_cpu *c)
 void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 			       const uint64_t *versions, const sim_time_t *offs,
 			       unsigned int n, sim_time_t period);
-void sim_raw_unpark(struct sim_cpu *c, sim_time_t t);
+/* @c's core's SMT share changed at @t: a parked raw loop or an
+ * event-driven wait of @c goes on at the new share from its first
+ * evaluation after @t. */
+void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t);
 /* A read of @line in a speculation or replay: true if done. */
 bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
 /* Before any operation but a read of a held line or a relax. */

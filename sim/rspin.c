@@ -517,6 +517,6 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
 			if (t <= o->rs->te)
 				sim_rspin_abort(o, t);
 		} else if (o)
-			sim_raw_unpark(o, t);
+			sim_wait_share_changed(o, t);
 	}
 }

@@ -184,6 +184,98 @@ START_TEST(test_smt_siblings)
 END_TEST
 
 /*
+ * An event-driven wait is the loop it stands for, on an SMT core too
+ * (session 15: the wait stretched its hits by the core's share where the
+ * loop's reads are the cache's latency, and kept the share it began at
+ * while siblings changed).  The waiter spins for 2000 evaluations of a
+ * line nobody writes, as spin_until_cond_timeout and as the loop, beside
+ * a sibling that computes W and then spins at low priority, which raises
+ * the waiter's share; the simpler reference is the loop, run for every
+ * evaluation.  The two end at the same picosecond; the earlier the
+ * sibling's change, the earlier the end; W = 20 us of work outlasts the
+ * wait.
+ */
+static u32 *wline;
+
+struct waiter {
+	bool raw;
+	sim_time_t done;
+	uint64_t left;
+};
+
+static void waiter_main(struct sim_cpu *c, void *arg)
+{
+	struct waiter *w = arg;
+	uint64_t n = 2000;
+
+	if (w->raw) {
+		for (; n; n--) {
+			if (READ_ONCE(*wline))
+				break;
+			cpu_relax();
+		}
+	} else {
+		n = spin_until_cond_timeout(READ_ONCE(*wline) != 0, n);
+	}
+	w->left = n;
+	w->done = c->now_ps;
+}
+
+/* The sibling: busy for work_ps, then spinning at low priority. */
+static void sibling_main(struct sim_cpu *c, void *arg)
+{
+	struct worker *w = arg;
+
+	sim_cpu_work(c, w->work_ps);
+	sim_cpu_set_hmt_low(c, true);
+	sim_cpu_work(c, 10 * SIM_MS);
+}
+
+static void share_run(struct waiter *wt, struct worker *sib)
+{
+	struct sim_topo topo = {.smt = 2,
+				.cores_per_chip = 8,
+				.npcpus = 4,
+				.smt_tput = {100, 143},
+				.hmt_low_pct = 14};
+	struct sim_cpu *cw, *cs;
+
+	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+	wline = sim_mem_alloc(&S.mem, sizeof(*wline), 128);
+	cs = sim_cpu_create(&S, sibling_main, sib);
+	cw = sim_cpu_create(&S, waiter_main, wt);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(cs, 0, 1);
+	sim_cpu_dispatch(cw, 0, 0);
+	sim_run(&S, 100 * SIM_MS);
+	sim_destroy(&S);
+}
+
+START_TEST(test_wait_follows_share)
+{
+	static const sim_time_t ws[] = {20000000, 4000000, 2345678, 1000000};
+	sim_time_t prev = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ws); i++) {
+		struct worker sa = {.work_ps = ws[i]}, sb = sa;
+		struct waiter ev = {.raw = false}, raw = {.raw = true};
+
+		share_run(&ev, &sa);
+		share_run(&raw, &sb);
+		ck_assert_uint_eq(ev.left, 0);
+		ck_assert_uint_eq(raw.left, 0);
+		ck_assert_msg(ev.done == raw.done,
+			      "W %" PRIu64 ": wait ends at %" PRIu64
+			      ", loop at %" PRIu64,
+			      ws[i], ev.done, raw.done);
+		if (prev)
+			ck_assert_uint_lt(ev.done, prev);
+		prev = ev.done;
+	}
+}
+END_TEST
+
+/*
  * --- Arbitration of a busy line ---
  *
  * A (pCPU 0) writes a line no cache holds: from memory, the line busy to
@@ -269,6 +361,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_tas_handoff_grows);
 	tcase_add_test(tc, test_smt_siblings);
+	tcase_add_test(tc, test_wait_follows_share);
 	tcase_add_test(tc, test_arbitration_split);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
