@@ -1823,6 +1823,17 @@ START_TEST(test_trace_idle_options)
 }
 END_TEST
 
+/* `qsim plot sweep` of @db's overcommit into @png with the fake gnuplot
+ * @gnuplot running @script; its exit code and stderr. */
+static int plot_with(const char *gnuplot, const char *script, const char *db,
+		     const char *png, char **err)
+{
+	ck_assert(g_file_set_contents(gnuplot, script, -1, NULL));
+	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
+	return qsim(NULL, err, "plot", "sweep", "--db", db, "--x",
+		    "machine.overcommit", "-o", png, NULL);
+}
+
 /*
  * A sweep of one point is a figure (an audit: one x value made gnuplot
  * warn of an empty x range, and any warning was exit 3 with the image
@@ -1895,32 +1906,26 @@ START_TEST(test_plot_one_point)
 	gnuplot = g_build_filename(bin, "gnuplot", NULL);
 	env = g_strdup_printf("%s:%s", bin, g_getenv("PATH"));
 	g_setenv("PATH", env, TRUE);
-	ck_assert(g_file_set_contents(gnuplot,
-				      "#!/bin/sh\necho drawn > \"${1%.gp}\"\n"
-				      "echo 'Warning: a warning' >&2\n",
-				      -1, NULL));
-	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
 	{
 		g_autofree char *err = NULL;
 
-		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
-				      "--x", "machine.overcommit", "-o", png,
-				      NULL),
+		ck_assert_int_eq(plot_with(gnuplot,
+					   "#!/bin/sh\necho drawn > "
+					   "\"${1%.gp}\"\n"
+					   "echo 'Warning: a warning' >&2\n",
+					   path, png, &err),
 				 0);
 		ck_assert_msg(strstr(err, "Warning: a warning"), "%s", err);
 		ck_assert(g_file_test(png, G_FILE_TEST_EXISTS));
 	}
-	ck_assert(g_file_set_contents(gnuplot,
-				      "#!/bin/sh\necho half > \"${1%.gp}\"\n"
-				      "echo 'an error' >&2\nexit 1\n",
-				      -1, NULL));
-	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
 	{
 		g_autofree char *err = NULL;
 
-		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
-				      "--x", "machine.overcommit", "-o", png,
-				      NULL),
+		ck_assert_int_eq(plot_with(gnuplot,
+					   "#!/bin/sh\necho half > "
+					   "\"${1%.gp}\"\n"
+					   "echo 'an error' >&2\nexit 1\n",
+					   path, png, &err),
 				 3);
 		ck_assert_msg(strstr(err, "gnuplot failed") &&
 				      strstr(err, "an error"),
@@ -1929,17 +1934,15 @@ START_TEST(test_plot_one_point)
 	}
 	/* one that fails before it writes: the image there before stays
 	 * as it was (an audit: any failure removed it) */
-	ck_assert(g_file_set_contents(
-		gnuplot, "#!/bin/sh\necho 'an error' >&2\nexit 1\n", -1, NULL));
-	ck_assert_int_eq(g_chmod(gnuplot, 0755), 0);
 	ck_assert(g_file_set_contents(png, "old image", -1, NULL));
 	{
 		g_autofree char *err = NULL, *text = NULL;
 
-		ck_assert_int_eq(qsim(NULL, &err, "plot", "sweep", "--db", path,
-				      "--x", "machine.overcommit", "-o", png,
-				      NULL),
-				 3);
+		ck_assert_int_eq(
+			plot_with(gnuplot,
+				  "#!/bin/sh\necho 'an error' >&2\nexit 1\n",
+				  path, png, &err),
+			3);
 		ck_assert_msg(strstr(err, "gnuplot failed"), "%s", err);
 		ck_assert(g_file_get_contents(png, &text, NULL, NULL));
 		ck_assert_str_eq(text, "old image");
