@@ -143,16 +143,18 @@ static void worker_main(struct sim_cpu *c, void *arg)
 	w->done = c->now_ps;
 }
 
+/* One SMT2 core (of a chip of 8) with POWER8's SMT2 figure. */
+static const struct sim_topo smt2 = {.smt = 2,
+				     .cores_per_chip = 8,
+				     .npcpus = 4,
+				     .smt_tput = {100, 143},
+				     .hmt_low_pct = 14};
+
 static void smt_run(struct worker *a, struct worker *b)
 {
-	struct sim_topo topo = {.smt = 2,
-				.cores_per_chip = 8,
-				.npcpus = 4,
-				.smt_tput = {100, 143},
-				.hmt_low_pct = 14};
 	struct sim_cpu *ca, *cb = NULL;
 
-	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+	sim_init(&S, 1 << 20, 128, &tu_cost, &smt2, 64 << 10);
 	/* The sibling first: cpus acting at the same time go in id order,
 	 * so it has set its priority when a's work starts. */
 	if (b)
@@ -233,14 +235,9 @@ static void sibling_main(struct sim_cpu *c, void *arg)
 
 static void share_run(struct waiter *wt, struct worker *sib)
 {
-	struct sim_topo topo = {.smt = 2,
-				.cores_per_chip = 8,
-				.npcpus = 4,
-				.smt_tput = {100, 143},
-				.hmt_low_pct = 14};
 	struct sim_cpu *cw, *cs;
 
-	sim_init(&S, 1 << 20, 128, &tu_cost, &topo, 64 << 10);
+	sim_init(&S, 1 << 20, 128, &tu_cost, &smt2, 64 << 10);
 	wline = sim_mem_alloc(&S.mem, sizeof(*wline), 128);
 	cs = sim_cpu_create(&S, sibling_main, sib);
 	cw = sim_cpu_create(&S, waiter_main, wt);
