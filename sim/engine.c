@@ -185,18 +185,8 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 	 * inside an hcall say, let the rewound spinner act before t after
 	 * that cpu had acted at t: a vCPU was then dispatched before the
 	 * time it had been undispatched.) */
-	if (s->rspin_on) {
-		sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps));
-	} else {
-		/* no raw spins: the event-driven waits of the core */
-		unsigned int lo = core * s->mem.topo.smt;
-
-		for (unsigned int p = lo;
-		     p < lo + s->mem.topo.smt && p < s->mem.topo.npcpus; p++)
-			if (s->on_pcpu[p])
-				sim_wait_share_changed(s->on_pcpu[p],
-						       SIM_MAX(t, s->now_ps));
-	}
+	/* (With raw spins off no sibling speculates: only its waits.) */
+	sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps));
 }
 
 void sim_set_seed(struct sim *s, uint64_t seed)
