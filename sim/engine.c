@@ -161,7 +161,8 @@ static enum sim_thread_level cpu_level(const struct sim_cpu *c)
 static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 			 sim_time_t t)
 {
-	unsigned int core;
+	unsigned int core, smt, lo;
+	uint32_t before[SIM_SMT_MAX];
 	uint8_t old;
 
 	if (!s->level || pcpu < 0)
@@ -169,7 +170,17 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 	old = s->level[pcpu];
 	if (old == lv)
 		return;
-	core = (unsigned int)pcpu / s->mem.topo.smt;
+	smt = s->mem.topo.smt;
+	core = (unsigned int)pcpu / smt;
+	lo = core * smt;
+	/* Each thread's speed before: only a thread whose own speed the
+	 * change moves is re-timed (session 16; before, every waiting
+	 * sibling was woken, also a pausing one whose speed never moves,
+	 * and twice by a sibling's low-busy-low blip at one instant). */
+	for (unsigned int i = 0; i < smt && lo + i < s->mem.topo.npcpus; i++)
+		before[i] = s->on_pcpu[lo + i]
+				    ? sim_cpu_slow(s->on_pcpu[lo + i])
+				    : 0;
 	if (old == SIM_THREAD_BUSY)
 		s->core_busy[core]--;
 	else if (old == SIM_THREAD_LOW)
@@ -186,7 +197,7 @@ static void thread_level(struct sim *s, int pcpu, enum sim_thread_level lv,
 	 * that cpu had acted at t: a vCPU was then dispatched before the
 	 * time it had been undispatched.) */
 	/* (With raw spins off no sibling speculates: only its waits.) */
-	sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps));
+	sim_rspin_core_changed(s, pcpu, SIM_MAX(t, s->now_ps), before);
 }
 
 void sim_set_seed(struct sim *s, uint64_t seed)
@@ -1335,19 +1346,30 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 }
 
 /*
- * A waiting cpu whose core's share changed at @t: a parked raw loop, or
- * an event-driven wait.  The relaxes it issued before @t took the old
- * share's time; the first evaluation after @t runs again, and the wait
- * goes on from there at the new share, as the loop it stands for would
- * (each relax timed at the share it is issued at).  Before session 15 an
- * event-driven wait kept the share it began at for the whole wait: with
- * SMT siblings changing state, its evaluations fell behind or ahead of
- * the loop's, and a steal race at a freed lock went otherwise
- * (ppc_qspinlock stole 6% less at 2x than the same loop polling).
+ * A waiting cpu whose core's share changed at @t, and with it this
+ * thread's speed: a parked raw loop, or an event-driven wait.  The
+ * relaxes it issued before @t took the old share's time; from its first
+ * evaluation after @t it goes on at the new share, as the loop it stands
+ * for would (each relax timed at the share it is issued at).  Before
+ * session 15 an event-driven wait kept the share it began at for the
+ * whole wait: with SMT siblings changing state, its evaluations fell
+ * behind or ahead of the loop's, and a steal race at a freed lock went
+ * otherwise (ppc_qspinlock stole 6% less at 2x than the same loop
+ * polling).
+ *
+ * An event-driven wait is re-timed in place (session 16): its grid is
+ * re-based at that evaluation, k, which keeps its time, and the grid goes
+ * on from there at the new period; the relax keeps its jitter draw, the
+ * watches stay, a bounded wait's timeout moves with the grid.  Session 15
+ * woke the cpu at evaluation k to re-evaluate and block again: the same
+ * times but an event for each change, and a fresh jitter draw where the
+ * loop keeps going.  A parked raw loop still resumes at evaluation k: its
+ * period is the loop's own (sim/rspin.c), which re-times itself.
  */
 void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 {
 	struct sim_wait *w = &c->wait;
+	sim_time_t period;
 	uint64_t k;
 
 	/* Blocked in the wait (watching its lines), not in a line's queue
@@ -1358,11 +1380,27 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 	/* A bounded wait whose timeout comes first stands as it is. */
 	if (!w->raw && w->budget != SIM_BUDGET_NONE && k > w->budget)
 		return;
-	unwatch_all(c);
-	if (!w->raw && w->budget != SIM_BUDGET_NONE)
-		w->result = w->budget - (k - 1);
-	c->state = SIM_CPU_READY;
-	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, k));
+	if (w->raw) {
+		unwatch_all(c);
+		c->state = SIM_CPU_READY;
+		sim_evq_push(&c->sim->q, &c->ev, grid_time(w, k));
+		return;
+	}
+	period = w->reads_ps + sim_cpu_scale(c, w->relax_raw);
+	if (!period)
+		period = 1;
+	if (period == w->period_ps)
+		return;
+	/* Evaluation k becomes the grid's first; its counter, and every
+	 * later one's, stays what it was (grid_time's folded checks). */
+	w->grid0_ps = grid_time(w, k);
+	w->period_ps = period;
+	c->sim->wait_retimes++;
+	if (w->budget == SIM_BUDGET_NONE)
+		return;
+	w->budget -= k - 1;
+	w->result = w->budget;
+	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, w->budget + 1));
 }
 
 void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
@@ -1468,7 +1506,8 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	w->fold_every = 0;
 	/* One iteration's pipeline time at this thread's SMT share (a low
 	 * priority spinner's), with the seeded jitter, for the whole wait. */
-	relax = sim_cpu_scale(c, sim_mem_jitter(m, m->cost.relax_ps, &c->mrng));
+	w->relax_raw = sim_mem_jitter(m, m->cost.relax_ps, &c->mrng);
+	relax = sim_cpu_scale(c, w->relax_raw);
 	/* A read that hits costs what it costs in the loop: the cache's
 	 * latency, not stretched by the SMT share (sim_access; session 15:
 	 * the wait stretched it and so ran slower than the loop it stands
@@ -1481,11 +1520,12 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 		return 0;
 	}
 	w->grid0_ps = c->now_ps;
-	w->period_ps = w->nreads * hit + relax;
+	w->reads_ps = w->nreads * hit;
 	w->every = every;
 	w->extra_ps = every ? w->fold_extra_ps : 0;
 	if (every) /* normal evaluations read only the condition's lines */
-		w->period_ps = w->fold_normal * hit + relax;
+		w->reads_ps = w->fold_normal * hit;
+	w->period_ps = w->reads_ps + relax;
 	if (!w->period_ps)
 		w->period_ps = 1;
 	w->budget = budget;

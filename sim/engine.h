@@ -187,6 +187,8 @@ struct sim_wait {
 	unsigned int nwatch;
 	sim_time_t grid0_ps;  /* time of the next evaluation */
 	sim_time_t period_ps; /* cost of one failed iteration */
+	sim_time_t reads_ps;  /* its reads (hits, whatever the SMT share) */
+	sim_time_t relax_raw; /* its relax, jittered, before the SMT share */
 	uint64_t budget;      /* evaluations left from grid0, or NONE */
 	uint32_t every;	      /* folded checks every this many, or 0 */
 	sim_time_t extra_ps;  /* cost of a folded check */
@@ -364,6 +366,7 @@ struct sim {
 	/* Raw spin loops (sim/rspin.c): on, and what it did. */
 	bool rspin_on;
 	uint64_t rspin_specs, rspin_aborts, rspin_relaxes, rspin_parks;
+	uint64_t wait_retimes;	  /* waits re-timed in place (share changes) */
 	struct sim_cpu **on_pcpu; /* the cpu dispatched on each pCPU */
 	uint64_t line_waits;	  /* accesses that waited for a line */
 	struct sim_noise noise;
@@ -491,8 +494,10 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c);
 /* Something touches @c at @x: if it waits at a speculation's end, rewind
  * it to replay up to @x (it is then READY); false if it was not. */
 bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
-/* The SMT share of @pcpu's core changed at @t. */
-void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t);
+/* The SMT share of @pcpu's core changed at @t; @before: each thread's
+ * sim_cpu_slow before the change (0 where no cpu is dispatched). */
+void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
+			    const uint32_t *before);
 void sim_rspin_free(struct sim_cpu *c);
 /* The statistics were reset at t (end of warmup): so is the checkpoint's
  * copy of them, or a rewind would bring the old figures back. */

@@ -502,7 +502,8 @@ bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
 	return true;
 }
 
-void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
+void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
+			    const uint32_t *before)
 {
 	unsigned int smt = s->mem.topo.smt ? s->mem.topo.smt : 1;
 	unsigned int lo = (unsigned int)pcpu / smt * smt;
@@ -510,6 +511,9 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t)
 	for (unsigned int p = lo; p < lo + smt && p < s->mem.topo.npcpus; p++) {
 		struct sim_cpu *o = s->on_pcpu[p];
 
+		/* Its own speed did not move: its loop runs as it ran. */
+		if (o && sim_cpu_slow(o) == before[p - lo])
+			continue;
 		if (o && o->rs && o->rs->phase == SIM_RS_WAIT) {
 			/* A speculation that ended before the change (made
 			 * at a running sibling's local time, ahead of the

@@ -126,7 +126,8 @@ static struct sim S;
 
 struct worker {
 	sim_time_t work_ps;
-	bool low; /* spin at low priority instead (forever) */
+	bool low;  /* spin at low priority instead (forever) */
+	bool blip; /* as a sibling: blip to normal priority every 100 ns */
 	sim_time_t done;
 };
 
@@ -223,21 +224,37 @@ static void waiter_main(struct sim_cpu *c, void *arg)
 	w->done = c->now_ps;
 }
 
-/* The sibling: busy for work_ps, then spinning at low priority. */
+/*
+ * The sibling: busy for work_ps, then spinning at low priority in steps
+ * of 100 ns; with blip, after each step it goes to normal priority and
+ * back at one instant (as lk_spin_periodic's wait_end and wait_begin).
+ */
+static sim_time_t blip_at[64]; /* the first blips' times */
+
 static void sibling_main(struct sim_cpu *c, void *arg)
 {
 	struct worker *w = arg;
 
 	sim_cpu_work(c, w->work_ps);
 	sim_cpu_set_hmt_low(c, true);
-	sim_cpu_work(c, 10 * SIM_MS);
+	for (int i = 0; i < 100000; i++) {
+		sim_cpu_work(c, 100 * SIM_NS);
+		if (w->blip) {
+			if (i < (int)G_N_ELEMENTS(blip_at))
+				blip_at[i] = c->now_ps;
+			sim_cpu_set_hmt_low(c, false);
+			sim_cpu_set_hmt_low(c, true);
+		}
+	}
 }
 
-static void share_run(struct waiter *wt, struct worker *sib)
+static uint64_t share_run_on(struct waiter *wt, struct worker *sib,
+			     const struct sim_topo *topo)
 {
 	struct sim_cpu *cw, *cs;
+	uint64_t events;
 
-	sim_init(&S, 1 << 20, 128, &tu_cost, &smt2, 64 << 10);
+	sim_init(&S, 1 << 20, 128, &tu_cost, topo, 64 << 10);
 	wline = sim_mem_alloc(&S.mem, sizeof(*wline), 128);
 	cs = sim_cpu_create(&S, sibling_main, sib);
 	cw = sim_cpu_create(&S, waiter_main, wt);
@@ -245,7 +262,14 @@ static void share_run(struct waiter *wt, struct worker *sib)
 	sim_cpu_dispatch(cs, 0, 1);
 	sim_cpu_dispatch(cw, 0, 0);
 	sim_run(&S, 100 * SIM_MS);
+	events = S.events;
 	sim_destroy(&S);
+	return events;
+}
+
+static uint64_t share_run(struct waiter *wt, struct worker *sib)
+{
+	return share_run_on(wt, sib, &smt2);
 }
 
 START_TEST(test_wait_follows_share)
@@ -269,6 +293,57 @@ START_TEST(test_wait_follows_share)
 			ck_assert_uint_lt(ev.done, prev);
 		prev = ev.done;
 	}
+}
+END_TEST
+
+/*
+ * A change of the core's share that leaves the waiter's own speed as it
+ * was does not touch the wait (session 16: it woke it, an event each).
+ * A sibling at low priority blips to normal and back at one instant
+ * after each 100 ns of its work: the wait ends when it ends with a sibling
+ * that stays low, and as the loop does, and in as many events (the
+ * re-timing is in place: no wake); the waiter's speed moved twice a
+ * blip.  On a machine whose relax is a fixed pause (relax_yields) the
+ * waiter's speed never moves: a sibling that goes from work to low
+ * priority mid-wait re-times nothing, and the wait ends when it ends
+ * beside a sibling that works throughout.
+ */
+START_TEST(test_wait_share_unchanged)
+{
+	struct worker quiet = {.work_ps = 1000000}, blip = quiet;
+	struct waiter a = {.raw = false}, b = a, raw = {.raw = true};
+	struct sim_topo pause = smt2;
+	uint64_t ea, eb, retimes;
+	size_t n;
+
+	blip.blip = true;
+	ea = share_run(&a, &quiet);
+	ck_assert_uint_eq(S.wait_retimes, 1);
+	eb = share_run(&b, &blip);
+	retimes = S.wait_retimes;
+	(void)share_run(&raw, &blip);
+	ck_assert_uint_eq(a.left, 0);
+	ck_assert_uint_eq(b.done, a.done);
+	ck_assert_uint_eq(raw.done, a.done);
+	ck_assert_uint_eq(eb, ea);
+	/* Two re-timings a blip before the wait's last evaluation (a blip
+	 * in the last period leaves the timeout where it is), one when the
+	 * sibling goes low. */
+	for (n = 0; n < G_N_ELEMENTS(blip_at) && blip_at[n] < a.done; n++)
+		;
+	ck_assert_uint_lt(n, G_N_ELEMENTS(blip_at));
+	ck_assert_uint_ge(n, 5);
+	ck_assert(retimes == 1 + 2 * n || retimes == 1 + 2 * (n - 1));
+
+	pause.relax_yields = true;
+	quiet.work_ps = 20000000;
+	blip.work_ps = 1000000;
+	blip.blip = false;
+	(void)share_run_on(&a, &quiet, &pause);
+	ck_assert_uint_eq(S.wait_retimes, 0);
+	(void)share_run_on(&b, &blip, &pause);
+	ck_assert_uint_eq(S.wait_retimes, 0);
+	ck_assert_uint_eq(b.done, a.done);
 }
 END_TEST
 
@@ -359,6 +434,7 @@ int main(void)
 	tcase_add_test(tc, test_tas_handoff_grows);
 	tcase_add_test(tc, test_smt_siblings);
 	tcase_add_test(tc, test_wait_follows_share);
+	tcase_add_test(tc, test_wait_share_unchanged);
 	tcase_add_test(tc, test_arbitration_split);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
