@@ -69,13 +69,13 @@ END_TEST
 
 /*
  * Seeds each mutant may take at most: 60 (the slowest from seed 1,
- * no_mb_wait_node, is caught at seed 17; docs/torture.md).  Built without
+ * no_mb_wait_node, is caught at seed 22; docs/torture.md).  Built without
  * the checks inside the lock code (-DQSIM_LOCK_CHECKS=OFF, tools/setup.sh
  * --test runs that build too) the observers outside catch the same ones
  * just as fast, but steal_ignores_pending, whose check (R7) no observer
- * can make exactly, is caught only as starvation: first at seed 78
- * (deterministic, with --jobs 1 from seed 1; seed 5 before session 15's
- * engine fix).
+ * can make exactly, is caught only as starvation: first at seed 5
+ * (deterministic, with --jobs 1 from seed 1; seed 78 between session
+ * 15's engine fix and session 16's in-place re-timing, seed 5 before).
  */
 #ifdef QSIM_NO_LOCK_CHECKS
 #define MUTANT_SEED_BUDGET 400
@@ -287,7 +287,8 @@ END_TEST
  * of pv_qspinlock all of it happens, and the hash is probed past the
  * entry a lock hashes to (pv_hash_hops above 1 per hashed lock).
  * Measured: 9 small tables, 25 with more than 2 locks, 7 with a second
- * guest, 6 with interrupts, 45 probing further (session 9; 44 once).
+ * guest, 6 with interrupts, 46 probing further (session 16; 45 in
+ * session 9, 44 once).
  */
 START_TEST(test_wide_space)
 {
