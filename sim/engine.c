@@ -1403,6 +1403,37 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 	sim_evq_push(&c->sim->q, &c->ev, grid_time(w, w->budget + 1));
 }
 
+/*
+ * A cpu whose pending event is the end of a stretch of work (it yielded
+ * at it: the stretch passed the horizon) and whose core's share changed
+ * at @t inside the stretch: the work done by @t went at the old speed,
+ * the rest goes at the new one (session 16; before, a stretch kept the
+ * speed it began at, so a critical section or think time stretched by
+ * a busy sibling stayed stretched after the sibling went idle).  Ends
+ * not re-timed: a stretch an interrupt or an undispatch cut (its rest is
+ * then a carry, timed at the speed it had), and relaxes, which are
+ * timed at issue as the loop's are.  Unscaled work done is rounded
+ * down, so a change and its reversal at one instant may move the end by
+ * a picosecond.
+ */
+void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
+{
+	sim_time_t done, left;
+
+	if (c->state != SIM_CPU_READY || c->lq_grant || c->lq ||
+	    !sim_event_queued(&c->ev) || c->ev.time_ps != c->work_end ||
+	    t < c->work_from || t >= c->work_end || !old_slow)
+		return;
+	done = (sim_time_t)(((unsigned __int128)(t - c->work_from) << 16) /
+			    old_slow);
+	left = c->work_ps > done ? c->work_ps - done : 0;
+	c->work_from = t;
+	c->work_ps = left;
+	c->work_end = t + sim_cpu_scale(c, left);
+	c->sim->work_retimes++;
+	sim_evq_push(&c->sim->q, &c->ev, c->work_end);
+}
+
 void sim_mem_written_by(struct sim *s, struct sim_cpu *w, const void *p,
 			sim_time_t t)
 {

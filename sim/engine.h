@@ -241,6 +241,11 @@ struct sim_cpu {
 	 * local time and count of looks that found it unchanged. */
 	uint32_t guard_n, guard_stuck;
 	sim_time_t guard_at;
+	/* The latest stretch of work (sim_cpu_work): from, its end as timed
+	 * and the unscaled work in it, to re-time what is left of it when
+	 * its core's SMT share changes while it is the cpu's pending event
+	 * (sim_work_share_changed). */
+	sim_time_t work_from, work_end, work_ps;
 	bool hmt_low;	   /* at low SMT priority (HMT_low) */
 	bool relax_yields; /* the machine's cpu_relax() yields (topo) */
 	unsigned int core; /* pcpu / smt, set at dispatch */
@@ -367,6 +372,7 @@ struct sim {
 	bool rspin_on;
 	uint64_t rspin_specs, rspin_aborts, rspin_relaxes, rspin_parks;
 	uint64_t wait_retimes;	  /* waits re-timed in place (share changes) */
+	uint64_t work_retimes;	  /* stretches of work re-timed (the same) */
 	struct sim_cpu **on_pcpu; /* the cpu dispatched on each pCPU */
 	uint64_t line_waits;	  /* accesses that waited for a line */
 	struct sim_noise noise;
@@ -487,6 +493,9 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
  * event-driven wait of @c goes on at the new share from its first
  * evaluation after @t. */
 void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t);
+/* @c's core's share changed at @t, its own speed from @old_slow: a
+ * stretch of work it is in goes on at the new speed. */
+void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow);
 /* A read of @line in a speculation or replay: true if done. */
 bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
 /* Before any operation but a read of a held line or a relax. */
@@ -547,10 +556,14 @@ static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
 		sim_cpu_yield(c);
 }
 
-/* Compute for @ps of CPU time (may be preempted part way). */
+/* Compute for @ps of CPU time (may be preempted part way); at a change
+ * of the core's SMT share part way, the rest goes at the new speed. */
 static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 {
+	c->work_from = c->now_ps;
+	c->work_ps = ps;
 	c->now_ps += sim_cpu_scale(c, ps);
+	c->work_end = c->now_ps;
 	sim_cpu_sync(c);
 }
 

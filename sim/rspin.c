@@ -520,7 +520,9 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
 			 * event clock: an HMT change) stands as it ran. */
 			if (t <= o->rs->te)
 				sim_rspin_abort(o, t);
-		} else if (o)
+		} else if (o) {
 			sim_wait_share_changed(o, t);
+			sim_work_share_changed(o, t, before[p - lo]);
+		}
 	}
 }

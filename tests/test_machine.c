@@ -126,8 +126,9 @@ static struct sim S;
 
 struct worker {
 	sim_time_t work_ps;
-	bool low;  /* spin at low priority instead (forever) */
-	bool blip; /* as a sibling: blip to normal priority every 100 ns */
+	bool low;      /* spin at low priority instead (forever) */
+	bool then_low; /* after its work, spin at low priority (forever) */
+	bool blip;     /* as a sibling: blip to normal priority every 100 ns */
 	sim_time_t done;
 };
 
@@ -142,6 +143,10 @@ static void worker_main(struct sim_cpu *c, void *arg)
 	}
 	sim_cpu_work(c, w->work_ps);
 	w->done = c->now_ps;
+	if (w->then_low) {
+		sim_cpu_set_hmt_low(c, true);
+		sim_cpu_work(c, 10 * SIM_MS);
+	}
 }
 
 /* One SMT2 core (of a chip of 8) with POWER8's SMT2 figure. */
@@ -182,6 +187,19 @@ START_TEST(test_smt_siblings)
 	b.low = true;
 	smt_run(&a, &b);
 	ck_assert_msg(fabs((double)a.done - w * 1.14 / 1.0602) < 2e-5 * w,
+		      "%" PRIu64, a.done);
+	/* The sibling goes to low priority half way through a's work (at
+	 * w/2 / 0.715, when a has done w/2): a does the rest at the speed
+	 * it has beside a low sibling, 1.0602 / 1.14 (session 16; it kept
+	 * the shared speed to the end of its stretch, w / 0.715, before). */
+	b.low = false;
+	b.then_low = true;
+	b.work_ps = w / 2;
+	smt_run(&a, &b);
+	ck_assert_msg(fabs((double)b.done - w / 2 / 0.715) < 2e-5 * w,
+		      "%" PRIu64, b.done);
+	ck_assert_msg(fabs((double)a.done -
+			   (w / 2 / 0.715 + w / 2 * 1.14 / 1.0602)) < 2e-5 * w,
 		      "%" PRIu64, a.done);
 }
 END_TEST
