@@ -69,7 +69,7 @@ END_TEST
 
 /*
  * Seeds each mutant may take at most: 60 (the slowest from seed 1,
- * no_mb_wait_node, is caught at seed 22; docs/torture.md).  Built without
+ * no_mb_wait_node, is caught at seed 17; docs/torture.md).  Built without
  * the checks inside the lock code (-DQSIM_LOCK_CHECKS=OFF, tools/setup.sh
  * --test runs that build too) the observers outside catch the same ones
  * just as fast, but steal_ignores_pending, whose check (R7) no observer
