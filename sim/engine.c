@@ -1420,7 +1420,9 @@ void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
 {
 	sim_time_t done, left;
 
-	if (c->state != SIM_CPU_READY || c->lq_grant || c->lq ||
+	/* (A cpu queued for a line is WAITING; one served, not yet run,
+	 * has the serve as its event.) */
+	if (c->state != SIM_CPU_READY || c->lq_grant ||
 	    !sim_event_queued(&c->ev) || c->ev.time_ps != c->work_end ||
 	    t < c->work_from || t >= c->work_end || !old_slow)
 		return;
@@ -1430,7 +1432,6 @@ void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
 	c->work_from = t;
 	c->work_ps = left;
 	c->work_end = t + sim_cpu_scale(c, left);
-	c->sim->work_retimes++;
 	sim_evq_push(&c->sim->q, &c->ev, c->work_end);
 }
 

@@ -372,7 +372,6 @@ struct sim {
 	bool rspin_on;
 	uint64_t rspin_specs, rspin_aborts, rspin_relaxes, rspin_parks;
 	uint64_t wait_retimes;	  /* waits re-timed in place (share changes) */
-	uint64_t work_retimes;	  /* stretches of work re-timed (the same) */
 	struct sim_cpu **on_pcpu; /* the cpu dispatched on each pCPU */
 	uint64_t line_waits;	  /* accesses that waited for a line */
 	struct sim_noise noise;
