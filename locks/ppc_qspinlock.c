@@ -147,60 +147,57 @@ static inline int tail_cpu(u32 v)
 	return (int)(v >> _Q_TAIL_CPU_OFFSET) - 1;
 }
 
-/* --- the larx/stcx. sequences, each one atomic step; the lock takes
- * carry the lock hint (EH=1) --- */
+/* --- the larx/stcx. sequences, each one atomic step, written as the
+ * kernel writes them in assembly: the larx is the first access (no load
+ * of the word before it), so an attempt that finds the lock taken has
+ * still asked for the line; the lock takes carry the lock hint (EH=1) --- */
 
-/* The lock-taking update: larx with the lock hint, acquire ordering
- * (relaxed in the ppc_lock_relaxed mutant). */
-#define try_cmpxchg_lock(v, po, n)                                           \
-	__atomic_try_cmpxchg_hint(v, po, n, true,                            \
-				  MUTANT(ppc_lock_relaxed) ? SIM_ORD_RELAXED \
-							   : SIM_ORD_ACQUIRE)
+/* The lock-taking update's ordering: acquire (relaxed in the
+ * ppc_lock_relaxed mutant). */
+#define LOCK_ORD (MUTANT(ppc_lock_relaxed) ? SIM_ORD_RELAXED : SIM_ORD_ACQUIRE)
 
 /* Free and no must-queue: take it, keeping any tail. */
 static bool trylock_steal(struct ppc_qspinlock *lock)
 {
-	int old = atomic_read(&lock->val);
+	u32 old = (u32)__larx_update(
+		&lock->val.counter, o,
+		((u32)o & (_Q_LOCKED_VAL | _Q_MUST_Q_VAL)) != 0,
+		(int)(((u32)o & _Q_TAIL_CPU_MASK) | lock_val_of_me()), true,
+		LOCK_ORD);
 
-	do {
-		if ((u32)old & (_Q_LOCKED_VAL | _Q_MUST_Q_VAL))
-			return false;
-	} while (!try_cmpxchg_lock(
-		&lock->val, &old,
-		(int)(((u32)old & _Q_TAIL_CPU_MASK) | lock_val_of_me())));
-	return true;
+	return !(old & (_Q_LOCKED_VAL | _Q_MUST_Q_VAL));
+}
+
+/* What the head's take keeps of the word it saw: the tail if it is not
+ * ours; must-queue and sleepy go. */
+static inline u32 kept_by_head(u32 old, u32 tail)
+{
+	u32 keep =
+		(old & _Q_TAIL_CPU_MASK) == tail ? 0 : old & _Q_TAIL_CPU_MASK;
+
+	if (MUTANT(ppc_mustq_kept))
+		keep |= old & _Q_MUST_Q_VAL;
+	return keep;
 }
 
 /* The head's take: clears the tail if it is still ours, drops must-queue
- * and sleepy either way.  Returns the word it saw. */
+ * and sleepy either way; gives up while the lock is held.  Returns the
+ * word it saw. */
 static u32 trylock_clean_tail(struct ppc_qspinlock *lock, u32 tail)
 {
-	int old = atomic_read(&lock->val);
-	u32 keep;
-
-	do {
-		if ((u32)old & _Q_LOCKED_VAL)
-			return (u32)old;
-		keep = ((u32)old & _Q_TAIL_CPU_MASK) == tail
-			       ? 0
-			       : (u32)old & _Q_TAIL_CPU_MASK;
-		if (MUTANT(ppc_mustq_kept))
-			keep |= (u32)old & _Q_MUST_Q_VAL;
-	} while (!try_cmpxchg_lock(&lock->val, &old,
-				   (int)(keep | lock_val_of_me())));
-	return (u32)old;
+	return (u32)__larx_update(
+		&lock->val.counter, o, ((u32)o & _Q_LOCKED_VAL) != 0,
+		(int)(kept_by_head((u32)o, tail) | lock_val_of_me()), true,
+		LOCK_ORD);
 }
 
-/* Release barrier, then swap our tail in. */
+/* Release barrier (lwsync), then swap our tail in. */
 static u32 publish_tail_cpu(struct ppc_qspinlock *lock, u32 tail)
 {
-	int old = atomic_read(&lock->val);
-
 	smp_wmb(); /* node initialisation before publication */
-	while (!atomic_try_cmpxchg_relaxed(
-		&lock->val, &old, (int)(((u32)old & ~_Q_TAIL_CPU_MASK) | tail)))
-		;
-	return (u32)old;
+	return (u32)__larx_update(&lock->val.counter, o, false,
+				  (int)(((u32)o & ~_Q_TAIL_CPU_MASK) | tail),
+				  false, SIM_ORD_RELAXED);
 }
 
 static void try_set_sleepy(struct ppc_qspinlock *lock, u32 old)

@@ -249,30 +249,42 @@ static inline void lk_rmw_end(int ord, bool stored)
 	})
 
 /*
- * powerpc's conditional update loop, as its lock code writes it in
- * assembly: larx (@hint: the lock hint), give up without a store when the
- * loaded value is negative, else store it plus @v; retry from the larx
- * when the stcx. fails.  Returns the loaded value plus @v (> 0: stored).
- * @ord as for the atomics.
+ * powerpc's update loop as its lock code writes it in assembly: larx
+ * (@hint: the lock hint), the loaded value in @o; give up without a
+ * store when @stop holds, else store @next, retrying from the larx when
+ * the stcx. fails.  No load before the larx: the larx is the first
+ * access (a failed test has then still asked for the line).  Returns
+ * the loaded value.  @ord as for the atomics.
  */
-#define __add_unless_negative(ptr, v, hint, ord)                          \
-	({                                                                \
-		__typeof__(ptr) __an_p = (ptr);                           \
-		__typeof__(*__an_p) __an_old, __an_new;                   \
-		struct sim_cpu *__an_c;                                   \
-		lk_rmw_begin(__an_p, sizeof(*__an_p), (ord));             \
-		for (;;) {                                                \
-			__an_c = lk_larx(__an_p, hint);                   \
-			__an_old = *__an_p;                               \
-			if (__an_old < 0 || lk_stcx(__an_c, __an_p))      \
-				break;                                    \
-		}                                                         \
-		__an_new = (__typeof__(*__an_p))(__an_old + (v));         \
-		if (__an_old >= 0)                                        \
-			lk_rmw_store(__an_c, __an_p, __an_old, __an_new); \
-		lk_rmw_end(ord, __an_old >= 0);                           \
-		__an_new;                                                 \
+#define __larx_update(ptr, o, stop, next, hint, ord)             \
+	({                                                       \
+		__typeof__(ptr) __lu_p = (ptr);                  \
+		__typeof__(*__lu_p) o, __lu_n = 0;               \
+		struct sim_cpu *__lu_c;                          \
+		bool __lu_stop;                                  \
+		lk_rmw_begin(__lu_p, sizeof(*__lu_p), (ord));    \
+		for (;;) {                                       \
+			__lu_c = lk_larx(__lu_p, hint);          \
+			o = *__lu_p;                             \
+			__lu_stop = (stop);                      \
+			if (__lu_stop)                           \
+				break;                           \
+			__lu_n = (next);                         \
+			if (lk_stcx(__lu_c, __lu_p))             \
+				break;                           \
+		}                                                \
+		if (!__lu_stop)                                  \
+			lk_rmw_store(__lu_c, __lu_p, o, __lu_n); \
+		lk_rmw_end(ord, !__lu_stop);                     \
+		o;                                               \
 	})
+
+/* Add @v unless the loaded value is negative (no store then); returns
+ * the loaded value plus @v (> 0: stored). */
+#define __add_unless_negative(ptr, v, hint, ord)                       \
+	((__typeof__(*(ptr)))(__larx_update(ptr, __an_o, __an_o < 0,   \
+					    __an_o + (v), hint, ord) + \
+			      (v)))
 
 #define __xchg(ptr, v, ord)                                   \
 	({                                                    \
