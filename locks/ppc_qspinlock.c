@@ -409,14 +409,14 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 {
 	struct lk_params *p = &G()->p;
 	bool sleepy = false, seen_preempted = false, remote;
-	u32 iters = 0;
+	u32 iters = 0, v;
 
 	if (!p->qspl.steal_spins)
 		return false;
 	/* Low SMT priority while spinning, normal for the steal itself. */
 	spin_begin();
+	v = (u32)atomic_read(&lock->val);
 	for (;;) {
-		u32 v = (u32)atomic_read(&lock->val);
 		bool preempted = false;
 
 		if (v & _Q_MUST_Q_VAL)
@@ -451,9 +451,14 @@ static bool try_to_steal_lock(struct ppc_qspinlock *lock, bool pv)
 			v = spin_on_word(lock, v, pv, pv && !sleepy, NULL, left,
 					 &done);
 			iters += done;
+			/* The read that saw the word move is the next
+			 * iteration's (the kernel's loop reads it once). */
+			if (done < left)
+				continue;
 			if (steal_done(v, iters, pv, sleepy))
 				break;
 		}
+		v = (u32)atomic_read(&lock->val);
 	}
 	spin_end();
 	return false;
@@ -532,13 +537,15 @@ struct wnode {
 	struct ppc_qnode *node;
 	int prev_cpu;
 	bool pv;
+	bool locked; /* the last evaluation's read of node->locked */
 };
 
 static bool node_wakes(struct wnode *w)
 {
 	struct lk_params *p = &G()->p;
 
-	if (READ_ONCE(w->node->locked))
+	w->locked = READ_ONCE(w->node->locked) != 0;
+	if (w->locked)
 		return true;
 	if (!w->pv)
 		return false;
@@ -554,7 +561,7 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 	struct ppc_qnodes *qn = cpu_qnodes(smp_processor_id());
 	struct ppc_qnode *node, *next;
 	bool sleepy = false, mustq = false, seen_preempted = false;
-	u32 tail, old, iters = 0;
+	u32 tail, old, iters = 0, v;
 	int idx;
 
 	if (qn->count >= PPC_MAX_NODES) {
@@ -578,14 +585,16 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 	if (old & _Q_TAIL_CPU_MASK) {
 		int prev_cpu = tail_cpu(old);
 		struct ppc_qnode *prev = get_tail_qnode(lock, prev_cpu);
-		struct wnode w = {lock, node, prev_cpu, pv};
+		struct wnode w = {lock, node, prev_cpu, pv, false};
 
 		lk_point(tail_published);
 		WRITE_ONCE(prev->next, node);
 		spin_begin();
 		for (;;) {
+			/* The wake's read of locked is the loop's: no second
+			 * read before acting on it, as in the kernel's loop. */
 			spin_until_cond(node_wakes(&w));
-			if (READ_ONCE(node->locked))
+			if (w.locked)
 				break;
 			if (yield_to_prev(lock, node, prev_cpu, pv))
 				seen_preempted = true;
@@ -596,8 +605,8 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 
 again:
 	spin_begin();
+	v = (u32)atomic_read(&lock->val);
 	for (;;) {
-		u32 v = (u32)atomic_read(&lock->val);
 		bool preempted;
 
 		if (!(v & _Q_LOCKED_VAL))
@@ -639,9 +648,13 @@ again:
 							   pv, sleepy) -
 							 iters;
 
-			spin_on_word(lock, v, pv, pv && !sleepy, node, left,
-				     &done);
+			v = spin_on_word(lock, v, pv, pv && !sleepy, node, left,
+					 &done);
 			iters += done;
+			/* The read that saw the word move is the next
+			 * iteration's (the kernel's loop reads it once). */
+			if (done < left)
+				continue;
 			if (!mustq && iters >= budget_of(p->qspl.head_spins, pv,
 							 sleepy)) {
 				mustq = true;
@@ -649,6 +662,7 @@ again:
 				lockevent_inc(sim_mustq_set);
 			}
 		}
+		v = (u32)atomic_read(&lock->val);
 	}
 
 	spin_end();

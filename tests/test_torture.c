@@ -68,8 +68,12 @@ START_TEST(test_every_lock_survives)
 END_TEST
 
 /*
- * Seeds each mutant may take at most: 60 (the slowest from seed 1,
- * no_mb_wait_node, is caught at seed 17; docs/torture.md).  Built without
+ * Seeds each mutant may take at most: 200.  The slowest, no_mb_wait_node,
+ * is caught at seed 83 from seed 1 (session 17, after acquire and
+ * release barriers began to cost a light barrier's time; seed 17
+ * before), and from 100 start seeds it took a median of 36 seeds and at
+ * most 170 (docs/torture.md): a budget below that maximum was a guess
+ * that the next change of the physics could break.  Built without
  * the checks inside the lock code (-DQSIM_LOCK_CHECKS=OFF, tools/setup.sh
  * --test runs that build too) the observers outside catch the same ones
  * just as fast, but steal_ignores_pending, whose check (R7) no observer
@@ -80,7 +84,7 @@ END_TEST
 #ifdef QSIM_NO_LOCK_CHECKS
 #define MUTANT_SEED_BUDGET 400
 #else
-#define MUTANT_SEED_BUDGET 60
+#define MUTANT_SEED_BUDGET 200
 #endif
 
 START_TEST(test_every_mutant_caught)

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QK_API_VERSION 4
+#define QK_API_VERSION 5
 
 /* The kinds of a shared access (sim/engine.h's enum sim_access). */
 enum qk_access {
@@ -63,11 +63,14 @@ struct qk_api {
 	bool (*stcx)(void *cpu, const volatile void *p);
 	/* A barrier: 0 lightweight (lwsync, isync), 1 full (sync). */
 	void (*fence)(int full);
-	/* The full barriers of a fully ordered atomic (version 4): @entry
-	 * before its first larx, else after it, when it @stored (the
-	 * clean-room shim's lk_shim_rmw_fence: a sync each side on POWER,
-	 * none after a failed compare; ordering only on x86). */
-	void (*rmw_fence)(int entry, int stored);
+	/* The barriers of an ordered atomic or access (@ord, enum qk_order;
+	 * version 5, was rmw_fence for fully ordered atomics only): @entry
+	 * before it, else after it, when it is @done (an atomic that
+	 * stored, a load).  The clean-room shim's lk_shim_ord_fence: on
+	 * POWER a sync each side of a fully ordered atomic (none after a
+	 * failed compare), a light barrier's cost after an acquire and
+	 * before a release; on x86 only a full one's ordering. */
+	void (*ord_fence)(int ord, int entry, int done);
 	/*
 	 * The weak memory models (qk_params.memory, docs/memory-model.md),
 	 * called only when one is on.  After access(QK_READ) of a marked

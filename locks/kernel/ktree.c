@@ -140,9 +140,9 @@ static void k_fence(int full)
 	lk_shim_barrier(full != 0);
 }
 
-static void k_rmw_fence(int entry, int stored)
+static void k_ord_fence(int ord, int entry, int done)
 {
-	lk_shim_rmw_fence(entry != 0, stored != 0);
+	lk_shim_ord_fence(ord, entry != 0, done != 0);
 }
 
 /*
@@ -411,7 +411,7 @@ static const struct qk_api kapi = {
 	.written = k_written,
 	.stcx = k_stcx,
 	.fence = k_fence,
-	.rmw_fence = k_rmw_fence,
+	.ord_fence = k_ord_fence,
 	.mm_load = k_mm_load,
 	.mm_store = k_mm_store,
 	.mm_rmw_begin = k_mm_rmw_begin,

@@ -60,7 +60,7 @@ typedef struct {
 /* --- hooks into the engine (shim.c) --- */
 
 void lk_shim_barrier(sim_time_t cost);
-void lk_shim_rmw_fence(bool entry, bool stored);
+void lk_shim_ord_fence(int ord, bool entry, bool done);
 void lk_shim_relax(void);
 
 static inline struct sim_cpu *lk_access_begin(const volatile void *p,
@@ -102,6 +102,14 @@ static inline void lk_mm_acquire(void)
 		sim_mm_acquire(c);
 }
 
+/* After an acquire load: its barrier's cost (lk_shim_ord_fence), and
+ * under a weak model later loads read no older. */
+static inline void lk_acquired(void)
+{
+	lk_shim_ord_fence(SIM_ORD_ACQUIRE, false, true);
+	lk_mm_acquire();
+}
+
 /* --- plain shared accesses --- */
 
 #define READ_ONCE(x)                                                        \
@@ -140,13 +148,14 @@ static inline void lk_mm_acquire(void)
 #define smp_load_acquire(p)                           \
 	({                                            \
 		__auto_type __la_v = READ_ONCE(*(p)); \
-		lk_mm_acquire();                      \
+		lk_acquired();                        \
 		__la_v;                               \
 	})
-#define smp_store_release(p, v)        \
-	do {                           \
-		lk_mm_lw();            \
-		WRITE_ONCE(*(p), (v)); \
+#define smp_store_release(p, v)                                 \
+	do {                                                    \
+		lk_shim_ord_fence(SIM_ORD_RELEASE, true, true); \
+		lk_mm_lw();                                     \
+		WRITE_ONCE(*(p), (v));                          \
 	} while (0)
 #define smp_store_mb(x, v)        \
 	do {                      \
@@ -164,8 +173,8 @@ static inline void lk_mm_acquire(void)
  * held from larx to stcx., so the pair cannot fail.  @ord (enum
  * sim_order: 0 relaxed, 1 fully ordered, acquire, release) is its
  * ordering: under a weak memory model (sim/mm.h) what must be visible
- * before it and which later loads may not pass it; a fully ordered one
- * also costs a barrier after, as on every model.
+ * before it and which later loads may not pass it; and the barriers'
+ * cost on the machine (lk_shim_ord_fence).
  */
 static inline struct sim_cpu *lk_larx(const volatile void *p, bool hint)
 {
@@ -181,8 +190,7 @@ static inline void lk_rmw_begin(const volatile void *p, size_t size, int ord)
 {
 	struct sim_cpu *c = sim_current();
 
-	if (ord == SIM_ORD_FULL)
-		lk_shim_rmw_fence(true, true);
+	lk_shim_ord_fence(ord, true, true);
 	if (c && c->mm)
 		sim_mm_rmw_begin(c, p, size, (enum sim_order)ord);
 }
@@ -203,8 +211,7 @@ static inline void lk_rmw_end(int ord, bool stored)
 
 	if (c && c->mm)
 		sim_mm_rmw_end(c, (enum sim_order)ord);
-	if (ord == SIM_ORD_FULL)
-		lk_shim_rmw_fence(false, stored);
+	lk_shim_ord_fence(ord, false, stored);
 }
 
 #define __cmpxchg_hint(ptr, o, n, ord, hint)                            \
@@ -408,7 +415,7 @@ static inline void lk_rmw_end(int ord, bool stored)
 #define smp_cond_load_acquire(ptr, cond_expr)                         \
 	({                                                            \
 		__auto_type __ca_v = __smp_cond_load(ptr, cond_expr); \
-		lk_mm_acquire();                                      \
+		lk_acquired();                                        \
 		__ca_v;                                               \
 	})
 #define atomic_cond_read_relaxed(v, c) smp_cond_load_relaxed(&(v)->counter, (c))

@@ -34,27 +34,36 @@ void lk_shim_barrier(sim_time_t full)
 }
 
 /*
- * The full barriers of a fully ordered atomic, @entry before its larx and
- * after it otherwise.  On POWER a sync on each side (the kernel's
- * PPC_ATOMIC_ENTRY_BARRIER and PPC_ATOMIC_EXIT_BARRIER, asm/synch.h), the
- * one after only when it @stored: a compare that fails branches past it
- * (asm/cmpxchg.h).  Until session 14 qsim charged one sync, after, even
- * for a failed compare.  A locked instruction is itself the fence (Intel
- * SDM vol. 3A, 8.2.2): its cost is the atomic's and it waited for the
- * store buffer before it ran (sim_access), so only the ordering remains.
+ * The barriers of an ordered atomic or access (@ord, enum sim_order):
+ * @entry before it, else after it, when it is @done (an atomic that
+ * stored, a load).  On POWER, as the kernel's asm/synch.h, asm/cmpxchg.h
+ * and asm/barrier.h have them: a fully ordered atomic has a sync on each
+ * side, the one after only when it stored (a compare that fails branches
+ * past it); an acquire atomic an isync after its stcx. (none after a
+ * failed compare), an acquire load an lwsync after it; a release an
+ * lwsync before.  The light ones cost `hit`, as smp_rmb's lwsync does
+ * (until session 17 they cost nothing, where the kernel file's own
+ * isync and lwsync in kernel-tree mode did); their ordering is the
+ * memory model's acquire or release.  Until session 14 qsim charged one
+ * sync, after, even for a failed compare.  On x86 a locked instruction
+ * is itself the fence (Intel SDM vol. 3A, 8.2.2): its cost is the
+ * atomic's and it waited for the store buffer before it ran
+ * (sim_access), so only a full one's ordering remains; TSO gives
+ * acquire and release for nothing.
  */
-void lk_shim_rmw_fence(bool entry, bool stored)
+void lk_shim_ord_fence(int ord, bool entry, bool done)
 {
 	struct sim_cpu *c = sim_current();
 
-	if (!c)
+	if (!c || ord == SIM_ORD_RELAXED || !done)
 		return;
-	if (c->sim->mem.topo.llsc) {
-		if (entry || stored)
-			lk_shim_barrier(1);
-	} else if (!entry) {
-		/* the store buffer was drained before it ran: ordering only */
-		sim_cpu_sync_stores(c);
+	if (!c->sim->mem.topo.llsc) {
+		if (ord == SIM_ORD_FULL && !entry)
+			sim_cpu_sync_stores(c);
+	} else if (ord == SIM_ORD_FULL) {
+		lk_shim_barrier(1);
+	} else if (entry == (ord == SIM_ORD_RELEASE)) {
+		c->now_ps += c->sim->mem.cost.hit_ps;
 	}
 }
 

@@ -277,19 +277,21 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 #define smp_mb__after_spinlock()      smp_mb()
 #define smp_acquire__after_ctrl_dep() qk->fence(0)
 /* @expr, a load, then under a weak model later loads read no older. */
-#define __qk_acquired(expr)                  \
-	({                                   \
-		__auto_type __aq_v = (expr); \
-		if (qk_params.memory)        \
-			qk->mm_acquire();    \
-		__aq_v;                      \
+#define __qk_acquired(expr)                          \
+	({                                           \
+		__auto_type __aq_v = (expr);         \
+		qk->ord_fence(QK_ORD_ACQUIRE, 0, 1); \
+		if (qk_params.memory)                \
+			qk->mm_acquire();            \
+		__aq_v;                              \
 	})
 #define smp_load_acquire(p) __qk_acquired(READ_ONCE(*(p)))
-#define smp_store_release(p, v)           \
-	do {                              \
-		if (qk_params.memory)     \
-			qk->mm_release(); \
-		WRITE_ONCE(*(p), (v));    \
+#define smp_store_release(p, v)                      \
+	do {                                         \
+		qk->ord_fence(QK_ORD_RELEASE, 1, 1); \
+		if (qk_params.memory)                \
+			qk->mm_release();            \
+		WRITE_ONCE(*(p), (v));               \
 	} while (0)
 #define smp_store_mb(x, v)        \
 	do {                      \
@@ -301,11 +303,12 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
  * Every read-modify-write is one larx/stcx. update: load with a
  * reservation, decide, try the store, retry from the load when the
  * reservation was lost.  @cond and @new see the loaded value as
- * __qk_old; @ord is its ordering (enum qk_order): a fully ordered one
- * (the unsuffixed kernel atomics) adds a full barrier before and, when it
- * stored, after (the kernel's entry and exit syncs on POWER), and under
- * a weak model each orders as sim/mm.h says.  Evaluates to the loaded
- * value.
+ * __qk_old; @ord is its ordering (enum qk_order): its barriers'
+ * cost (qk->ord_fence: on POWER a fully ordered one, the unsuffixed
+ * kernel atomics, has the kernel's entry and exit syncs, the exit one
+ * only when it stored; an acquire one an isync after a store, a release
+ * one an lwsync before), and under a weak model each orders as sim/mm.h
+ * says.  Evaluates to the loaded value.
  */
 #define __qk_update(ptr, cond, new, ord, hint)                              \
 	({                                                                  \
@@ -313,8 +316,8 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 		__typeof__(*__u_p) __qk_old, __u_n;                         \
 		void *__u_c;                                                \
 		bool __u_do;                                                \
-		if ((ord) == QK_ORD_FULL)                                   \
-			qk->rmw_fence(1, 0);                                \
+		if ((ord) != QK_ORD_RELAXED)                                \
+			qk->ord_fence((ord), 1, 1);                         \
 		if (qk_params.memory)                                       \
 			qk->mm_rmw_begin(__u_p, sizeof(*__u_p), (ord));     \
 		for (;;) {                                                  \
@@ -339,8 +342,8 @@ static __always_inline void *qk_access(const volatile void *p, int kind)
 		}                                                           \
 		if (qk_params.memory)                                       \
 			qk->mm_rmw_end((ord));                              \
-		if ((ord) == QK_ORD_FULL)                                   \
-			qk->rmw_fence(0, __u_do);                           \
+		if ((ord) != QK_ORD_RELAXED)                                \
+			qk->ord_fence((ord), 0, __u_do);                    \
 		__qk_old;                                                   \
 	})
 
