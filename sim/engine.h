@@ -526,14 +526,16 @@ static inline void coroutine_fn sim_cpu_impure(struct sim_cpu *c)
 }
 
 /* A read of @line by @c now is a plain hit: its cache holds the line,
- * with no write of its own still in flight (engine.c's line_blocked). */
+ * with no write of its own still in flight (engine.c's line_blocked), and
+ * it is not the thread's first read of a sibling's store. */
 static inline bool sim_read_hits(const struct sim_cpu *c, size_t line)
 {
 	const struct sim_mem *m = &c->sim->mem;
 	int holds = sim_mem_holds(m, line, c->pcpu);
 
-	return holds == 1 ||
-	       (holds == 2 && m->lines[line].wbusy_until <= c->now_ps);
+	return (holds == 1 ||
+		(holds == 2 && m->lines[line].wbusy_until <= c->now_ps)) &&
+	       !sim_mem_first_read(m, line, c->pcpu);
 }
 
 /* Whether anything else comes before @c's present moment: an event

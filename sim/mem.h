@@ -114,6 +114,10 @@ struct sim_line {
 	struct sim_lineq *q;
 	int32_t owner_dom;
 	int32_t src_pcpu;
+	/* The threads of src_pcpu's cache domain that have read the line
+	 * since its last store (bit: pcpu % dom_threads): a sibling's first
+	 * read of its store pays the shared cache's latency, a re-read hits. */
+	uint64_t dom_read;
 	uint64_t stores;
 	struct sim_watch *watchers;
 };
@@ -206,6 +210,19 @@ unsigned int sim_mem_copies(const struct sim_mem *m, size_t line);
 static inline int sim_mem_domain(const struct sim_mem *m, int pcpu)
 {
 	return pcpu / (int)m->dom_threads;
+}
+
+/* Whether a read of @line by @pcpu, whose cache holds it, is a sibling's
+ * first read of another thread's store in the shared cache (it then
+ * costs that cache's latency, `smt`; a re-read is a hit). */
+static inline bool sim_mem_first_read(const struct sim_mem *m, size_t line,
+				      int pcpu)
+{
+	const struct sim_line *l = &m->lines[line];
+
+	return l->src_pcpu != pcpu && l->src_pcpu >= 0 &&
+	       sim_mem_domain(m, l->src_pcpu) == sim_mem_domain(m, pcpu) &&
+	       !(l->dom_read >> ((unsigned int)pcpu % m->dom_threads) & 1);
 }
 
 #endif

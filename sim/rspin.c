@@ -420,11 +420,9 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			rs->versions[i] = l->version;
 			memcpy(rs->old + (size_t)i * line_bytes(m),
 			       line_addr(m, line), line_bytes(m));
-			rs->hit_ps[i] = sim_mem_dist_cost(
-				m, sim_mem_dist(m, c->pcpu, l->src_pcpu) ==
-						   SIM_DIST_SMT
-					   ? SIM_DIST_SMT
-					   : SIM_DIST_HIT);
+			/* (Not a sibling's store unread by this thread:
+			 * sim_read_hits.) */
+			rs->hit_ps[i] = m->cost.hit_ps;
 			rs->fill_ps[i] = l->fill_dom == dom ? l->fill_until : 0;
 		}
 	}

@@ -315,6 +315,66 @@ START_TEST(test_wait_follows_share)
 END_TEST
 
 /*
+ * A sibling's store reaches a thread through the cache they share: the
+ * thread's first read of it pays that cache's latency (smt, 4100 ps), a
+ * re-read is a hit (1000 ps).  Until session 17 every re-read paid 4100
+ * ps in a polling loop, and the loop ran slower than its event-driven
+ * wait (which counts re-reads as hits).  The writer, on the other core
+ * of a pair that shares its cache (POWER9's core pair), stores into the
+ * waited word's line (not the word) at 0; the waiter computes 1 us, then
+ * spins for 2000 evaluations of the word, alone on its core: 1 us + 4100
+ * + 1999 * 1000 + 2000 relaxes of 2000 ps = 7,003,100 ps, as the loop and
+ * as the wait.
+ */
+static const struct sim_topo pair = {.smt = 2,
+				     .cores_per_chip = 8,
+				     .npcpus = 4,
+				     .cache_cores = 2,
+				     .smt_tput = {100, 143},
+				     .hmt_low_pct = 14};
+
+static void storer_main(struct sim_cpu *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	WRITE_ONCE(wline[16], 7); /* 64 bytes on: the same line */
+}
+
+static void late_waiter_main(struct sim_cpu *c, void *arg)
+{
+	sim_cpu_work(c, SIM_US);
+	waiter_main(c, arg);
+}
+
+static void sibling_store_run(struct waiter *wt)
+{
+	struct sim_cpu *cw, *cs;
+
+	sim_init(&S, 1 << 20, 128, &tu_cost, &pair, 64 << 10);
+	wline = sim_mem_alloc(&S.mem, 128, 128);
+	cs = sim_cpu_create(&S, storer_main, NULL);
+	cw = sim_cpu_create(&S, late_waiter_main, wt);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(cs, 0, 2);
+	sim_cpu_dispatch(cw, 0, 0);
+	sim_run(&S, 100 * SIM_MS);
+	sim_destroy(&S);
+}
+
+START_TEST(test_sibling_store_reread_hits)
+{
+	struct waiter ev = {.raw = false}, raw = {.raw = true};
+
+	sibling_store_run(&ev);
+	sibling_store_run(&raw);
+	ck_assert_uint_eq(ev.left, 0);
+	ck_assert_uint_eq(raw.left, 0);
+	ck_assert_uint_eq(raw.done, 7003100);
+	ck_assert_uint_eq(ev.done, 7003100);
+}
+END_TEST
+
+/*
  * A change of the core's share that leaves the waiter's own speed as it
  * was does not touch the wait (session 16: it woke it, an event each).
  * A sibling at low priority blips to normal and back at one instant
@@ -453,6 +513,7 @@ int main(void)
 	tcase_add_test(tc, test_smt_siblings);
 	tcase_add_test(tc, test_wait_follows_share);
 	tcase_add_test(tc, test_wait_share_unchanged);
+	tcase_add_test(tc, test_sibling_store_reread_hits);
 	tcase_add_test(tc, test_arbitration_split);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
