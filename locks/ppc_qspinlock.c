@@ -564,14 +564,18 @@ static void queued_spin_lock_mcs_queue(struct ppc_qspinlock *lock, bool pv)
 	u32 tail, old, iters = 0, v;
 	int idx;
 
-	if (qn->count >= PPC_MAX_NODES) {
+	/* The count is guest memory the kernel reads and writes plainly:
+	 * accesses (hits) like the rest of the node's (session 17; they
+	 * were free). */
+	idx = READ_ONCE(qn->count);
+	if (idx >= PPC_MAX_NODES) {
 		lockevent_inc(sim_queue_overflow);
 		while (!trylock_steal(lock))
 			cpu_relax();
 		return;
 	}
 	lockevent_inc(sim_queue_enter);
-	idx = qn->count++;
+	WRITE_ONCE(qn->count, idx + 1);
 	barrier();
 	node = &qn->nodes[idx];
 	WRITE_ONCE(node->next, NULL);
@@ -696,7 +700,7 @@ release:
 	/* Clear lock before count, so a reuse cannot be matched (M14). */
 	WRITE_ONCE(node->lock, NULL);
 	barrier();
-	qn->count--;
+	WRITE_ONCE(qn->count, READ_ONCE(qn->count) - 1);
 }
 
 /* --- the lock operations --- */
