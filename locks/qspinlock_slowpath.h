@@ -80,7 +80,10 @@ queue:
 pv_queue:
 	/* S4: a node for this nesting level. */
 	base = qs_cpu_nodes(smp_processor_id());
-	slot = base->count++;
+	/* The count is guest memory the kernel reads and writes plainly:
+	 * accesses like the node's (session 17; they were free). */
+	slot = READ_ONCE(base->count);
+	WRITE_ONCE(base->count, slot + 1);
 	mytail = qs_encode_tail(smp_processor_id(), slot);
 	if (slot == 1)
 		lockevent_inc(lock_use_node2);
@@ -154,7 +157,9 @@ pv_queue:
 	qs_pv_kick_node(lock, succ);
 
 release:
-	if (unlikely(--base->count < 0))
+	slot = READ_ONCE(base->count) - 1;
+	WRITE_ONCE(base->count, slot);
+	if (unlikely(slot < 0))
 		lk_violation("cpu %d released a queue node it did not take",
 			     smp_processor_id());
 }
