@@ -55,11 +55,14 @@ void lk_shim_ord_fence(int ord, bool entry, bool done)
 {
 	struct sim_cpu *c = sim_current();
 
-	if (!c || ord == SIM_ORD_RELAXED || !done)
+	if (!c || ord == SIM_ORD_RELAXED)
 		return;
 	if (!c->sim->mem.topo.llsc) {
+		/* a locked instruction orders whether its compare held */
 		if (ord == SIM_ORD_FULL && !entry)
 			sim_cpu_sync_stores(c);
+	} else if (!done) {
+		return; /* a failed compare branches past the barrier */
 	} else if (ord == SIM_ORD_FULL) {
 		lk_shim_barrier(1);
 	} else if (entry == (ord == SIM_ORD_RELEASE)) {
