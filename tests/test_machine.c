@@ -266,23 +266,35 @@ static void sibling_main(struct sim_cpu *c, void *arg)
 	}
 }
 
-static uint64_t share_run_on(struct waiter *wt, struct worker *sib,
-			     const struct sim_topo *topo)
+/* Two cpus on @topo: @sib_fn on pcpu @sib_pcpu (created first: at equal
+ * times it acts first), @wait_fn on pcpu 0, both from 0, with the
+ * 128-byte line wline.  Returns the events run. */
+static uint64_t two_cpu_run(const struct sim_topo *topo,
+			    void (*sib_fn)(struct sim_cpu *, void *),
+			    void *sib_arg, int sib_pcpu,
+			    void (*wait_fn)(struct sim_cpu *, void *),
+			    void *wait_arg)
 {
 	struct sim_cpu *cw, *cs;
 	uint64_t events;
 
 	sim_init(&S, 1 << 20, 128, &tu_cost, topo, 64 << 10);
-	wline = sim_mem_alloc(&S.mem, sizeof(*wline), 128);
-	cs = sim_cpu_create(&S, sibling_main, sib);
-	cw = sim_cpu_create(&S, waiter_main, wt);
+	wline = sim_mem_alloc(&S.mem, 128, 128);
+	cs = sim_cpu_create(&S, sib_fn, sib_arg);
+	cw = sim_cpu_create(&S, wait_fn, wait_arg);
 	sim_mem_seal(&S.mem);
-	sim_cpu_dispatch(cs, 0, 1);
+	sim_cpu_dispatch(cs, 0, sib_pcpu);
 	sim_cpu_dispatch(cw, 0, 0);
 	sim_run(&S, 100 * SIM_MS);
 	events = S.events;
 	sim_destroy(&S);
 	return events;
+}
+
+static uint64_t share_run_on(struct waiter *wt, struct worker *sib,
+			     const struct sim_topo *topo)
+{
+	return two_cpu_run(topo, sibling_main, sib, 1, waiter_main, wt);
 }
 
 static uint64_t share_run(struct waiter *wt, struct worker *sib)
@@ -348,17 +360,7 @@ static void late_waiter_main(struct sim_cpu *c, void *arg)
 
 static void sibling_store_run(struct waiter *wt)
 {
-	struct sim_cpu *cw, *cs;
-
-	sim_init(&S, 1 << 20, 128, &tu_cost, &pair, 64 << 10);
-	wline = sim_mem_alloc(&S.mem, 128, 128);
-	cs = sim_cpu_create(&S, storer_main, NULL);
-	cw = sim_cpu_create(&S, late_waiter_main, wt);
-	sim_mem_seal(&S.mem);
-	sim_cpu_dispatch(cs, 0, 2);
-	sim_cpu_dispatch(cw, 0, 0);
-	sim_run(&S, 100 * SIM_MS);
-	sim_destroy(&S);
+	two_cpu_run(&pair, storer_main, NULL, 2, late_waiter_main, wt);
 }
 
 START_TEST(test_sibling_store_reread_hits)
