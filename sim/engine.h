@@ -144,12 +144,12 @@ struct sim_rspin {
 	sim_time_t acct_ps[SIM_ACCT_NR];
 	uint64_t counters[SIM_CPU_COUNTERS];
 	struct sim_rng mrng;
-	/* The lines read since: version, bytes, and what a read costs (a
-	 * hit, or no earlier than the cache's own fill arrives). */
+	/* The lines read since: version, bytes, and when a read of each
+	 * ends (a hit, but no earlier than the cache's own fill arrives). */
 	unsigned int nlines;
 	size_t lines[SIM_RSPIN_LINES];
 	uint64_t versions[SIM_RSPIN_LINES];
-	sim_time_t hit_ps[SIM_RSPIN_LINES], fill_ps[SIM_RSPIN_LINES];
+	sim_time_t fill_ps[SIM_RSPIN_LINES];
 	struct sim_watch watch[SIM_RSPIN_LINES];
 	unsigned int nwatch;
 	uint8_t *old, *cur; /* nlines x line bytes */

@@ -239,8 +239,7 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 							      : SIM_DIST_HIT);
 
 			if (first)
-				l->dom_read |= 1ULL << ((unsigned int)pcpu %
-							m->dom_threads);
+				l->dom_read |= sim_mem_thread_bit(m, pcpu);
 
 			if (l->fill_dom == dom && l->fill_until > t)
 				t = l->fill_until;

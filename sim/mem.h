@@ -212,6 +212,12 @@ static inline int sim_mem_domain(const struct sim_mem *m, int pcpu)
 	return pcpu / (int)m->dom_threads;
 }
 
+/* @pcpu's bit in a line's dom_read. */
+static inline uint64_t sim_mem_thread_bit(const struct sim_mem *m, int pcpu)
+{
+	return 1ULL << ((unsigned int)pcpu % m->dom_threads);
+}
+
 /* Whether a read of @line by @pcpu, whose cache holds it, is a sibling's
  * first read of another thread's store in the shared cache (it then
  * costs that cache's latency, `smt`; a re-read is a hit). */
@@ -222,7 +228,7 @@ static inline bool sim_mem_first_read(const struct sim_mem *m, size_t line,
 
 	return l->src_pcpu != pcpu && l->src_pcpu >= 0 &&
 	       sim_mem_domain(m, l->src_pcpu) == sim_mem_domain(m, pcpu) &&
-	       !(l->dom_read >> ((unsigned int)pcpu % m->dom_threads) & 1);
+	       !(l->dom_read & sim_mem_thread_bit(m, pcpu));
 }
 
 #endif

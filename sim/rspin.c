@@ -420,9 +420,6 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			rs->versions[i] = l->version;
 			memcpy(rs->old + (size_t)i * line_bytes(m),
 			       line_addr(m, line), line_bytes(m));
-			/* (Not a sibling's store unread by this thread:
-			 * sim_read_hits.) */
-			rs->hit_ps[i] = m->cost.hit_ps;
 			rs->fill_ps[i] = l->fill_dom == dom ? l->fill_until : 0;
 		}
 	}
@@ -431,12 +428,13 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			rs->iter_read |= 1u << i;
 			rs->iter_off[i] = c->now_ps - rs->iter_start;
 		}
-		if (rs->fill_ps[i] > c->now_ps + rs->hit_ps[i])
+		if (rs->fill_ps[i] > c->now_ps + m->cost.hit_ps)
 			rs->iter_filled = true;
 	}
-	/* A hit, as sim_mem_touch gives it for a line the cache holds. */
+	/* A hit, as sim_mem_touch gives it for a line the cache holds (not
+	 * a sibling's store unread by this thread: sim_read_hits). */
 	c->access_ps = c->now_ps;
-	c->now_ps = SIM_MAX(c->now_ps + rs->hit_ps[i], rs->fill_ps[i]);
+	c->now_ps = SIM_MAX(c->now_ps + m->cost.hit_ps, rs->fill_ps[i]);
 	return true;
 }
 
