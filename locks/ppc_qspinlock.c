@@ -275,10 +275,10 @@ static bool yield_to_locked_owner(struct ppc_qspinlock *lock, u32 v, bool pv,
 		return true;
 	}
 	spin_begin();
-	cpu_relax();
+	spin_cpu_relax();
 	return true;
 relax:
-	cpu_relax();
+	spin_cpu_relax();
 	return false;
 }
 
@@ -351,7 +351,7 @@ static u32 spin_on_word(struct ppc_qspinlock *lock, u32 v, bool pv,
 	struct wword w = {lock, node, v, v, pv, watch_sleepy};
 	u32 left;
 
-	left = (u32)spin_until_cond_timeout(word_moved(&w), iters);
+	left = (u32)spin_until_cond_limit(word_moved(&w), iters);
 	if (done)
 		*done = iters - left;
 	return w.v;
@@ -522,12 +522,12 @@ static bool yield_to_prev(struct ppc_qspinlock *lock, struct ppc_qnode *node,
 				return true;
 			}
 			spin_begin();
-			cpu_relax();
+			spin_cpu_relax();
 			return true;
 		}
 	}
 relax:
-	cpu_relax();
+	spin_cpu_relax();
 	return false;
 }
 

@@ -175,15 +175,17 @@ static bool pv_hybrid_trylock(struct qspinlock *lock)
 	u32 v;
 
 	for (;;) {
+		/* A cpu_relax() loop over the word (powerpc's
+		 * spin_until_cond would relax with spin_cpu_relax). */
 		if (MUTANT(steal_ignores_pending))
-			spin_until_cond(
-				(v = (u32)atomic_read(&lock->val),
-				 !(v & _Q_LOCKED_MASK) || !(v & _Q_TAIL_MASK)));
+			v = (u32)atomic_cond_read_relaxed(
+				&lock->val, !(VAL & _Q_LOCKED_MASK) ||
+						    !(VAL & _Q_TAIL_MASK));
 		else
-			spin_until_cond((v = (u32)atomic_read(&lock->val),
-					 !(v & _Q_LOCKED_PENDING_MASK) ||
-						 !(v & _Q_TAIL_MASK) ||
-						 (v & _Q_PENDING_MASK)));
+			v = (u32)atomic_cond_read_relaxed(
+				&lock->val, !(VAL & _Q_LOCKED_PENDING_MASK) ||
+						    !(VAL & _Q_TAIL_MASK) ||
+						    (VAL & _Q_PENDING_MASK));
 		if (MUTANT(steal_ignores_pending)) {
 			/* Steals whenever unlocked, pending or not. */
 			if (!(v & _Q_LOCKED_MASK) &&

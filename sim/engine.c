@@ -1483,6 +1483,7 @@ void sim_wait_begin(struct sim_cpu *c)
 	sim_cpu_impure(c);
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
 	c->wait.active = true;
+	c->wait.spin = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
 	thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
@@ -1491,9 +1492,16 @@ void sim_wait_begin(struct sim_cpu *c)
 		c->sim->spin_hook(c->sim->spin_data, c, true, c->now_ps);
 }
 
+void sim_wait_begin_spin(struct sim_cpu *c)
+{
+	sim_wait_begin(c);
+	c->wait.spin = true;
+}
+
 void sim_wait_end(struct sim_cpu *c)
 {
 	c->wait.active = false;
+	c->wait.spin = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
 	thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
@@ -1538,7 +1546,9 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	w->fold_every = 0;
 	/* One iteration's pipeline time at this thread's SMT share (a low
 	 * priority spinner's), with the seeded jitter, for the whole wait. */
-	w->relax_raw = sim_mem_jitter(m, m->cost.relax_ps, &c->mrng);
+	w->relax_raw = sim_mem_jitter(
+		m, w->spin ? m->cost.spin_relax_ps : m->cost.relax_ps,
+		&c->mrng);
 	relax = sim_cpu_scale(c, w->relax_raw);
 	/* A read that hits costs what it costs in the loop: the cache's
 	 * latency, not stretched by the SMT share (sim_access; session 15:

@@ -177,8 +177,9 @@ struct sim_rspin {
 };
 
 struct sim_wait {
-	bool active;	     /* between sim_wait_begin and sim_wait_end */
-	bool raw;	     /* a parked raw spin loop (sim_raw_park) */
+	bool active; /* between sim_wait_begin and sim_wait_end */
+	bool raw;    /* a parked raw spin loop (sim_raw_park) */
+	bool spin;   /* relaxes with spin_cpu_relax (sim_wait_begin_spin) */
 	unsigned int nlines; /* read set of the current evaluation */
 	unsigned int nreads; /* reads in it (a line may be read twice) */
 	size_t lines[SIM_WAIT_MAX_LINES];
@@ -666,6 +667,9 @@ void sim_ipi_send(struct sim *s, struct sim_ipi *ipi, sim_time_t t,
  * waits without limit.
  */
 void sim_wait_begin(struct sim_cpu *c);
+/* The same for a powerpc spin loop, whose iterations relax with
+ * spin_cpu_relax() (cost.spin_relax, a nop before POWER10). */
+void sim_wait_begin_spin(struct sim_cpu *c);
 /* The last read of @line in this evaluation returned an older value than
  * memory holds (sim/mm.h): the next evaluation must not wait for a write. */
 void sim_wait_stale(struct sim_cpu *c, size_t line);

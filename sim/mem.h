@@ -73,6 +73,8 @@ struct sim_cost {
 	sim_time_t mem_ps;
 	sim_time_t atomic_ps;
 	sim_time_t relax_ps;
+	/* powerpc's spin_cpu_relax() and the loop around it (docs/cost-model.md) */
+	sim_time_t spin_relax_ps;
 	sim_time_t barrier_ps;
 	sim_time_t inval_ps;	  /* each copy a write invalidates beyond one */
 	unsigned int read_fanout; /* reads of one line served at once */

@@ -220,6 +220,7 @@ static u32 *wline;
 
 struct waiter {
 	bool raw;
+	bool spin; /* spin_cpu_relax() for cpu_relax() */
 	sim_time_t done;
 	uint64_t left;
 };
@@ -233,8 +234,13 @@ static void waiter_main(struct sim_cpu *c, void *arg)
 		for (; n; n--) {
 			if (READ_ONCE(*wline))
 				break;
-			cpu_relax();
+			if (w->spin)
+				spin_cpu_relax();
+			else
+				cpu_relax();
 		}
+	} else if (w->spin) {
+		n = spin_until_cond_limit(READ_ONCE(*wline) != 0, n);
 	} else {
 		n = spin_until_cond_timeout(READ_ONCE(*wline) != 0, n);
 	}
@@ -266,6 +272,9 @@ static void sibling_main(struct sim_cpu *c, void *arg)
 	}
 }
 
+/* The costs two_cpu_run simulates with. */
+static const struct sim_cost *run_cost = &tu_cost;
+
 /* Two cpus on @topo: @sib_fn on pcpu @sib_pcpu (created first: at equal
  * times it acts first), @wait_fn on pcpu 0, both from 0, with the
  * 128-byte line wline.  Returns the events run. */
@@ -278,7 +287,7 @@ static uint64_t two_cpu_run(const struct sim_topo *topo,
 	struct sim_cpu *cw, *cs;
 	uint64_t events;
 
-	sim_init(&S, 1 << 20, 128, &tu_cost, topo, 64 << 10);
+	sim_init(&S, 1 << 20, 128, run_cost, topo, 64 << 10);
 	wline = sim_mem_alloc(&S.mem, 128, 128);
 	cs = sim_cpu_create(&S, sib_fn, sib_arg);
 	cw = sim_cpu_create(&S, wait_fn, wait_arg);
@@ -373,6 +382,35 @@ START_TEST(test_sibling_store_reread_hits)
 	ck_assert_uint_eq(raw.left, 0);
 	ck_assert_uint_eq(raw.done, 7003100);
 	ck_assert_uint_eq(ev.done, 7003100);
+}
+END_TEST
+
+/*
+ * powerpc's spin loops relax with spin_cpu_relax(), a nop before POWER10
+ * (the priority nops are spin_begin's and spin_end's; cost.spin_relax).
+ * The same 2000 evaluations as above, with spin_cpu_relax: at the
+ * test costs (spin_relax 2000 ps, as relax) 7,003,100 ps again; with a
+ * nop (0 ps) only the reads: 1 us + 4100 + 1999 * 1000 = 3,003,100 ps,
+ * as the loop and as the wait (spin_until_cond_limit).
+ */
+START_TEST(test_spin_relax_nop)
+{
+	struct sim_cost nop = tu_cost;
+	struct waiter ev = {.spin = true}, raw = {.raw = true, .spin = true};
+
+	sibling_store_run(&ev);
+	sibling_store_run(&raw);
+	ck_assert_uint_eq(raw.done, 7003100);
+	ck_assert_uint_eq(ev.done, 7003100);
+	nop.spin_relax_ps = 0;
+	run_cost = &nop;
+	sibling_store_run(&ev);
+	sibling_store_run(&raw);
+	run_cost = &tu_cost;
+	ck_assert_uint_eq(ev.left, 0);
+	ck_assert_uint_eq(raw.left, 0);
+	ck_assert_uint_eq(raw.done, 3003100);
+	ck_assert_uint_eq(ev.done, 3003100);
 }
 END_TEST
 
@@ -516,6 +554,7 @@ int main(void)
 	tcase_add_test(tc, test_wait_follows_share);
 	tcase_add_test(tc, test_wait_share_unchanged);
 	tcase_add_test(tc, test_sibling_store_reread_hits);
+	tcase_add_test(tc, test_spin_relax_nop);
 	tcase_add_test(tc, test_arbitration_split);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -17,6 +17,7 @@ const struct sim_cost tu_cost = {
 	.mem_ps = 100900,
 	.atomic_ps = 8100,
 	.relax_ps = 2000,
+	.spin_relax_ps = 2000,
 	.barrier_ps = 15000,
 };
 

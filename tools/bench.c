@@ -170,7 +170,8 @@ static void worker(struct sim_cpu *c, void *arg)
 static double event_ns(void)
 {
 	struct sim s;
-	struct sim_cost cost = {.hit_ps = 1000, .relax_ps = 1000};
+	struct sim_cost cost = {
+		.hit_ps = 1000, .relax_ps = 1000, .spin_relax_ps = 1000};
 	struct sim_topo topo = {.smt = 1, .cores_per_chip = 1, .npcpus = 64};
 	double t0;
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QK_API_VERSION 5
+#define QK_API_VERSION 6
 
 /* The kinds of a shared access (sim/engine.h's enum sim_access). */
 enum qk_access {
@@ -92,6 +92,8 @@ struct qk_api {
 	void (*mm_acquire)(void);
 	void (*mm_release)(void);
 	void (*relax)(void);
+	/* powerpc's spin_cpu_relax(): a nop before POWER10 (api 6). */
+	void (*spin_relax)(void);
 	/* SMT priority low (spin_begin, HMT_low) or back to medium. */
 	void (*hmt)(bool low);
 	/* Event-driven waits (sim/engine.h, sim_wait_*). */

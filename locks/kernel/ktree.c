@@ -420,6 +420,7 @@ static const struct qk_api kapi = {
 	.mm_acquire = lk_mm_acquire, /* the clean-room shim's own */
 	.mm_release = lk_mm_lw,
 	.relax = lk_shim_relax,
+	.spin_relax = lk_shim_spin_relax,
 	.hmt = k_hmt,
 	.wait_begin = k_wait_begin,
 	.wait_block = k_wait_block,

@@ -62,6 +62,7 @@ typedef struct {
 void lk_shim_barrier(sim_time_t cost);
 void lk_shim_ord_fence(int ord, bool entry, bool done);
 void lk_shim_relax(void);
+void lk_shim_spin_relax(void);
 
 static inline struct sim_cpu *lk_access_begin(const volatile void *p,
 					      enum sim_access kind)
@@ -425,13 +426,15 @@ static inline void lk_rmw_end(int ord, bool stored)
  * Bounded spin: the meaning of
  *	for (n = iters; n; n--) { if (cond) break; cpu_relax(); }
  * returning n (0 when the budget ran out), at O(1) host cost.
+ * spin_until_cond_limit is the same loop with spin_cpu_relax(), as
+ * powerpc's counted spin loops have it.
  */
-#define spin_until_cond_timeout(cond, iters)                     \
+#define __spin_until_cond_budget(cond, iters, begin)             \
 	({                                                       \
 		uint64_t __sc_n = (iters);                       \
 		struct sim_cpu *__sc_c = sim_current();          \
 		BUG_ON(!__sc_c);                                 \
-		sim_wait_begin(__sc_c);                          \
+		begin(__sc_c);                                   \
 		while (__sc_n) {                                 \
 			if (cond)                                \
 				break;                           \
@@ -440,6 +443,10 @@ static inline void lk_rmw_end(int ord, bool stored)
 		sim_wait_end(__sc_c);                            \
 		__sc_n;                                          \
 	})
+#define spin_until_cond_timeout(cond, iters) \
+	__spin_until_cond_budget(cond, iters, sim_wait_begin)
+#define spin_until_cond_limit(cond, iters) \
+	__spin_until_cond_budget(cond, iters, sim_wait_begin_spin)
 
 /*
  * A bounded spin with a periodic extra check, meaning exactly
@@ -461,12 +468,14 @@ static inline void lk_rmw_end(int ord, bool stored)
 uint64_t lk_spin_periodic(uint64_t iters, uint32_t every, bool (*cond)(void *),
 			  bool (*check)(void *), void *arg);
 
-/* Spin until @cond holds (powerpc's spin_until_cond), event-driven. */
+/* Spin until @cond holds (powerpc's spin_until_cond, whose iterations
+ * relax with spin_cpu_relax()), event-driven.  The caller sets the SMT
+ * priority (spin_begin). */
 #define spin_until_cond(cond)                                    \
 	do {                                                     \
 		struct sim_cpu *__su_c = sim_current();          \
 		BUG_ON(!__su_c);                                 \
-		sim_wait_begin(__su_c);                          \
+		sim_wait_begin_spin(__su_c);                     \
 		while (!(cond))                                  \
 			sim_wait_block(__su_c, SIM_BUDGET_NONE); \
 		sim_wait_end(__su_c);                            \
@@ -485,11 +494,13 @@ static inline void lk_hmt(bool low)
 	if (c)
 		sim_cpu_set_hmt_low(c, low);
 }
-#define HMT_low()	 lk_hmt(true)
-#define HMT_medium()	 lk_hmt(false)
-#define spin_begin()	 HMT_low()
-#define spin_end()	 HMT_medium()
-#define spin_cpu_relax() cpu_relax()
+#define HMT_low()    lk_hmt(true)
+#define HMT_medium() lk_hmt(false)
+#define spin_begin() HMT_low()
+#define spin_end()   HMT_medium()
+/* powerpc: a nop before POWER10 (the priority nops are spin_begin's and
+ * spin_end's), pause_short since (cost.spin_relax). */
+#define spin_cpu_relax() lk_shim_spin_relax()
 
 /* --- lock-event counters (lock_events.h names) --- */
 

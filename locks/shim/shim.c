@@ -84,6 +84,19 @@ void lk_shim_relax(void)
 	sim_coro_frame_call(relax_at);
 }
 
+static void spin_relax_at(const void *frame)
+{
+	struct sim_cpu *c = sim_current();
+
+	if (c)
+		sim_relax(c, c->sim->mem.cost.spin_relax_ps, frame);
+}
+
+void lk_shim_spin_relax(void)
+{
+	sim_coro_frame_call(spin_relax_at);
+}
+
 static struct hv_vcpu *self(void)
 {
 	struct hv_vcpu *v = hv_current_vcpu();

@@ -491,7 +491,7 @@ static __always_inline void cpu_relax(void)
 #define HMT_medium_low() qk->hmt(true)
 #define spin_begin()	 HMT_low()
 #define spin_end()	 HMT_medium()
-#define spin_cpu_relax() cpu_relax()
+#define spin_cpu_relax() qk->spin_relax()
 #define spin_until_cond(cond)                     \
 	do {                                      \
 		if (unlikely(!(cond))) {          \
