@@ -300,6 +300,7 @@ static struct sim_event *run_to_cpu_event(struct sim *s)
 		if (next->fn == cpu_resume_ev)
 			return next;
 		sim_evq_pop(&s->q);
+		s->ev_prio = next->prio;
 		next->fn(next);
 	}
 	return NULL;
@@ -634,6 +635,25 @@ static inline sim_time_t grid_time(const struct sim_wait *w, uint64_t k)
 }
 
 /*
+ * Whether waiting @c, acting at @t, comes before what acts now at @t:
+ * the running cpu (the lower key at @t, E1), or the running event (cpus
+ * come after the hypervisor's, the store buffers' and the lines' events
+ * at equal time, before the checks).  So a spin wait's evaluation at the
+ * very picosecond of a write or a stop is ordered as the loop's own
+ * event there would be; before session 18 the write came after it, a
+ * stop before, and a raw spin saw every write at its time.
+ */
+static bool cpu_first_at(const struct sim *s, const struct sim_cpu *c,
+			 sim_time_t t)
+{
+	const struct sim_cpu *r = s->cur;
+
+	if (!r)
+		return s->ev_prio > SIM_PRIO_CPU;
+	return sim_evq_key_at(&c->ev, t) < sim_evq_key_at(&r->ev, t);
+}
+
+/*
  * Stop READY or WAITING @c at @t (its events off the queue) and return
  * what was left of its current step then: the rest of its computation,
  * or the time to its next spin evaluation (whose budget is settled now).
@@ -669,6 +689,10 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 	}
 	QSIM_BUG_ON(c->state != SIM_CPU_WAITING);
 	k = grid_index_after(w, t);
+	/* An evaluation due at @t itself has not begun if the stop comes
+	 * first: it is the next one, at once. */
+	if (k >= 2 && grid_time(w, k - 1) == t && !cpu_first_at(s, c, t))
+		k--;
 	unwatch_all(c);
 	sim_evq_cancel(&s->q, &c->ev);
 	if (w->budget != SIM_BUDGET_NONE && k > w->budget) {
@@ -1271,16 +1295,22 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		if (w->rspin) {
 			/* A raw spin read this line: it replays up to now. */
 			c->wakeups++;
-			sim_rspin_abort(c, t);
+			sim_rspin_abort_write(c, t, cpu_first_at(s, c, t));
 			w = next;
 			continue;
 		}
 		/*
-		 * The evaluation that reads this line at or after the write
-		 * sees it; the line is read off_ps into each evaluation.
+		 * The evaluation that reads this line after the write sees
+		 * it, and one that reads it at the write's very time if the
+		 * writer comes first there; the line is read off_ps into
+		 * each evaluation.
 		 */
-		uint64_t k = grid_index_after(wt, t >= w->off_ps ? t - w->off_ps
-								 : 0);
+		sim_time_t x = t >= w->off_ps ? t - w->off_ps : 0;
+		uint64_t k = grid_index_after(wt, x);
+
+		if (t >= w->off_ps && k >= 2 && grid_time(wt, k - 1) == x &&
+		    !cpu_first_at(s, c, t))
+			k--;
 
 		/* A read set holds each line once, so @next is another cpu's. */
 		unwatch_all(c);

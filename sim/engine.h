@@ -156,6 +156,9 @@ struct sim_rspin {
 	bool swapped;	    /* replay: old bytes in memory */
 	/* Replay: up to this time; the cpu was resumed at resume_ps. */
 	sim_time_t until, resume_ps;
+	/* A write at until that orders after this cpu (sim_first_at): its
+	 * reads at until, before the write, are replayed too. */
+	bool until_reads;
 	sim_time_t te; /* where the speculation ended */
 	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
 	sim_time_t loop_cost; /* the raw loop's relax (jittered once) */
@@ -316,6 +319,7 @@ struct sim {
 	struct sim_evq q;
 	sim_time_t now_ps;
 	struct sim_cpu *cur;
+	uint32_t ev_prio; /* the running event's, when no cpu runs */
 	struct sim_cpu **cpus;
 	unsigned int ncpus;
 	struct sim_mem mem;
@@ -503,6 +507,9 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c);
 /* Something touches @c at @x: if it waits at a speculation's end, rewind
  * it to replay up to @x (it is then READY); false if it was not. */
 bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
+/* The same for a write at @x; @reads_first: @c's reads at x come before
+ * it (sim_first_at). */
+bool sim_rspin_abort_write(struct sim_cpu *c, sim_time_t x, bool reads_first);
 /* The SMT share of @pcpu's core changed at @t; @before: each thread's
  * sim_cpu_slow before the change (0 where no cpu is dispatched). */
 void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,

@@ -181,6 +181,9 @@ static void replay_check(struct sim_cpu *c, struct sim_rspin *rs)
 {
 	if (c->now_ps < rs->until)
 		return;
+	/* Its reads at the write's very time came before the write. */
+	if (c->now_ps == rs->until && rs->until_reads)
+		return;
 	if (rs->swapped)
 		swap_lines(c, rs, false);
 	c->now_ps += rs->resume_ps - rs->until;
@@ -452,6 +455,10 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
 		spec_end(c, rs, false);
 		return;
 	case SIM_RS_REPLAY:
+		/* Not a read: the replay ends here even at the write's time
+		 * (where a cpu that came first would not have been aborted:
+		 * it waited at its speculation's end, an event there). */
+		rs->until_reads = false;
 		replay_check(c, rs);
 		QSIM_BUG_ON(
 			rs->phase == SIM_RS_REPLAY,
@@ -473,6 +480,11 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
 
 bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
 {
+	return sim_rspin_abort_write(c, x, false);
+}
+
+bool sim_rspin_abort_write(struct sim_cpu *c, sim_time_t x, bool reads_first)
+{
 	struct sim_rspin *rs = c->rs;
 	struct sim *s = c->sim;
 
@@ -489,6 +501,7 @@ bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
 	restore_cpu(c, rs);
 	rs->phase = SIM_RS_REWIND;
 	rs->until = SIM_MAX(x, rs->t0);
+	rs->until_reads = reads_first && x >= rs->t0;
 	/* It ran too far: start the next one on a short leash again. */
 	rs->cap = RSPIN_CAP_MIN;
 	s->rspin_aborts++;

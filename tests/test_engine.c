@@ -123,6 +123,9 @@ static void preempt_off(struct sim_event *ev)
 	sim_schedule(p->cpu->sim, &p->on, ev->time_ps + p->len);
 }
 
+/* Whether run2 lets raw loops speculate (sim/rspin.c). */
+static bool run2_rspin = true;
+
 /* Run cpu a (pcpu 0) and b (pcpu 1), b optionally preempted at @at. */
 static void run2(struct probe *a, struct probe *b, sim_time_t at,
 		 sim_time_t len)
@@ -131,6 +134,7 @@ static void run2(struct probe *a, struct probe *b, sim_time_t at,
 	struct preempt pr;
 
 	tu_sim_init(&S, 8);
+	S.rspin_on = run2_rspin && S.rspin_on;
 	x = sim_mem_alloc(&S.mem, sizeof(*x), 128);
 	y = sim_mem_alloc(&S.mem, sizeof(*y), 128);
 	ca = sim_cpu_create(&S, probe_main, a);
@@ -242,6 +246,81 @@ START_TEST(test_budget_equals_iterating)
 				cases++;
 			}
 	ck_assert_int_eq(cases, 144);
+}
+END_TEST
+
+/*
+ * A write or a stop at the very picosecond of a spin's read (session 18).
+ * The spinner (pcpu 1) misses on x at 0 (100900 ps), relaxes (2000) and
+ * reads x every 3000 ps from 102900; the writer stores 1 at exactly its
+ * read j+2, at 102900 + 3000 j, j = 0..39.  At equal time the engine
+ * orders two cpus by their keys there (E1): so the loop with an event
+ * per iteration (raw spin off, the simpler reference) sees the store at
+ * that read or the next one, by a hash of the cpus and the time.  The
+ * event-driven wait (bounded and unbounded) and the speculated loop must
+ * do exactly the same; until session 18 the wait always saw it a read
+ * later and the speculated loop at that read.  Both orders occur among
+ * the 40.  An undispatch at a read's time (300000 ps, the store 1000 ps
+ * into it) is a hypervisor event, which comes before the cpus: the read
+ * happens at the dispatch and sees the store (the wait took it as done
+ * before the stop, and read again a period after the dispatch).
+ */
+START_TEST(test_equal_time)
+{
+	unsigned int orders[2] = {0, 0};
+
+	for (unsigned int j = 0; j < 40; j++) {
+		sim_time_t t = 102900 + (sim_time_t)j * 3000;
+		struct probe wa = {.work_ps = t, .mode = P_WRITE};
+		struct probe ref = {.mode = P_RAWLOOP, .budget = 1000};
+		struct probe ev = {.mode = P_BOUNDED, .budget = 1000};
+		struct probe spec = ref, cond = {.mode = P_COND};
+
+		run2_rspin = false;
+		run2(&wa, &ref, 0, 0);
+		run2_rspin = true;
+		run2(&wa, &ev, 0, 0);
+		run2(&wa, &spec, 0, 0);
+		run2(&wa, &cond, 0, 0);
+		ck_assert_uint_eq(wa.at[0], t);
+		ck_assert_msg(ev.left == ref.left && ev.at[3] == ref.at[3] &&
+				      spec.left == ref.left &&
+				      spec.at[3] == ref.at[3] &&
+				      cond.at[3] == ref.at[3],
+			      "write at %" PRIu64 ": loop left %" PRIu64
+			      " at %" PRIu64 ", wait %" PRIu64 " at %" PRIu64
+			      ", speculated %" PRIu64 " at %" PRIu64
+			      ", cond at %" PRIu64,
+			      (uint64_t)t, ref.left, (uint64_t)ref.at[3],
+			      ev.left, (uint64_t)ev.at[3], spec.left,
+			      (uint64_t)spec.at[3], (uint64_t)cond.at[3]);
+		ck_assert(ref.left == 1000 - (j + 1) ||
+			  ref.left == 1000 - (j + 2));
+		orders[ref.left == 1000 - (j + 1)]++;
+
+		wa.work_ps = t + 1000;
+		ref = (struct probe){.mode = P_RAWLOOP, .budget = 1000};
+		ev = (struct probe){.mode = P_BOUNDED, .budget = 1000};
+		spec = ref;
+		run2_rspin = false;
+		run2(&wa, &ref, t, 300000);
+		run2_rspin = true;
+		run2(&wa, &ev, t, 300000);
+		run2(&wa, &spec, t, 300000);
+		ck_assert_msg(ev.left == ref.left && ev.at[3] == ref.at[3] &&
+				      spec.left == ref.left &&
+				      spec.at[3] == ref.at[3],
+			      "stop at %" PRIu64 ": loop left %" PRIu64
+			      " at %" PRIu64 ", wait %" PRIu64 " at %" PRIu64
+			      ", speculated %" PRIu64 " at %" PRIu64,
+			      (uint64_t)t, ref.left, (uint64_t)ref.at[3],
+			      ev.left, (uint64_t)ev.at[3], spec.left,
+			      (uint64_t)spec.at[3]);
+		/* The read at the stop's time is the one after it. */
+		ck_assert_uint_eq(ref.left, 1000 - (j + 1));
+	}
+	ck_assert_uint_gt(orders[0], 0);
+	ck_assert_uint_gt(orders[1], 0);
 }
 END_TEST
 
@@ -699,6 +778,7 @@ int main(void)
 	tcase_add_test(tc, test_wake_on_write);
 	tcase_add_test(tc, test_budget_exhausted_preempted);
 	tcase_add_test(tc, test_budget_equals_iterating);
+	tcase_add_test(tc, test_equal_time);
 	tcase_add_test(tc, test_two_lines);
 	tcase_add_test(tc, test_periodic_equals_iterating);
 	tcase_add_test(tc, test_work_carried);
