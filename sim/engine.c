@@ -639,12 +639,13 @@ static inline sim_time_t grid_time(const struct sim_wait *w, uint64_t k)
  * the running cpu (the lower key at @t, E1), or the running event (cpus
  * come after the hypervisor's, the store buffers' and the lines' events
  * at equal time, before the checks).  So a spin wait's evaluation at the
- * very picosecond of a write or a stop is ordered as the loop's own
- * event there would be; before session 18 the write came after it, a
- * stop before, and a raw spin saw every write at its time.
+ * very picosecond of a write, a stop or a change of its core's share is
+ * ordered as the loop's own event there would be; before session 18 a
+ * write and a share change came after it, a stop before, and a raw spin
+ * saw every write and share change at its time.
  */
-static bool cpu_first_at(const struct sim *s, const struct sim_cpu *c,
-			 sim_time_t t)
+bool sim_cpu_first_at(const struct sim *s, const struct sim_cpu *c,
+		      sim_time_t t)
 {
 	const struct sim_cpu *r = s->cur;
 
@@ -691,7 +692,7 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 	k = grid_index_after(w, t);
 	/* An evaluation due at @t itself has not begun if the stop comes
 	 * first: it is the next one, at once. */
-	if (k >= 2 && grid_time(w, k - 1) == t && !cpu_first_at(s, c, t))
+	if (k >= 2 && grid_time(w, k - 1) == t && !sim_cpu_first_at(s, c, t))
 		k--;
 	unwatch_all(c);
 	sim_evq_cancel(&s->q, &c->ev);
@@ -1295,7 +1296,7 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		if (w->rspin) {
 			/* A raw spin read this line: it replays up to now. */
 			c->wakeups++;
-			sim_rspin_abort_write(c, t, cpu_first_at(s, c, t));
+			sim_rspin_abort_at(c, t, sim_cpu_first_at(s, c, t));
 			w = next;
 			continue;
 		}
@@ -1309,7 +1310,7 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		uint64_t k = grid_index_after(wt, x);
 
 		if (t >= w->off_ps && k >= 2 && grid_time(wt, k - 1) == x &&
-		    !cpu_first_at(s, c, t))
+		    !sim_cpu_first_at(s, c, t))
 			k--;
 
 		/* A read set holds each line once, so @next is another cpu's. */
@@ -1407,6 +1408,11 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 	if (c->state != SIM_CPU_WAITING || !w->nwatch)
 		return;
 	k = grid_index_after(w, t);
+	/* An evaluation due at @t itself takes the new share if the change
+	 * comes first there (its relax is timed after its reads). */
+	if (k >= 2 && grid_time(w, k - 1) == t &&
+	    !sim_cpu_first_at(c->sim, c, t))
+		k--;
 	/* A bounded wait whose timeout comes first stands as it is. */
 	if (!w->raw && w->budget != SIM_BUDGET_NONE && k > w->budget)
 		return;

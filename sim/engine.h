@@ -156,8 +156,8 @@ struct sim_rspin {
 	bool swapped;	    /* replay: old bytes in memory */
 	/* Replay: up to this time; the cpu was resumed at resume_ps. */
 	sim_time_t until, resume_ps;
-	/* A write at until that orders after this cpu (sim_first_at): its
-	 * reads at until, before the write, are replayed too. */
+	/* An event at until that orders after this cpu (sim_cpu_first_at):
+	 * its reads at until, before the event, are replayed too. */
 	bool until_reads;
 	sim_time_t te; /* where the speculation ended */
 	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
@@ -504,12 +504,17 @@ void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow);
 bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
 /* Before any operation but a read of a held line or a relax. */
 void coroutine_fn sim_rspin_impure(struct sim_cpu *c);
+/* Whether waiting @c, acting at @t, comes before what acts now at @t (the
+ * running cpu, by the keys there, E1; or the running event, by priority). */
+bool sim_cpu_first_at(const struct sim *s, const struct sim_cpu *c,
+		      sim_time_t t);
 /* Something touches @c at @x: if it waits at a speculation's end, rewind
  * it to replay up to @x (it is then READY); false if it was not. */
 bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x);
-/* The same for a write at @x; @reads_first: @c's reads at x come before
- * it (sim_first_at). */
-bool sim_rspin_abort_write(struct sim_cpu *c, sim_time_t x, bool reads_first);
+/* The same for an event at @x that @c's reads at @x see only if they come
+ * after it (a write, a change of its core's share); @reads_first: they
+ * come before it (sim_cpu_first_at). */
+bool sim_rspin_abort_at(struct sim_cpu *c, sim_time_t x, bool reads_first);
 /* The SMT share of @pcpu's core changed at @t; @before: each thread's
  * sim_cpu_slow before the change (0 where no cpu is dispatched). */
 void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,

@@ -181,7 +181,7 @@ static void replay_check(struct sim_cpu *c, struct sim_rspin *rs)
 {
 	if (c->now_ps < rs->until)
 		return;
-	/* Its reads at the write's very time came before the write. */
+	/* Its reads at the event's very time came before the event. */
 	if (c->now_ps == rs->until && rs->until_reads)
 		return;
 	if (rs->swapped)
@@ -478,12 +478,7 @@ void coroutine_fn sim_rspin_impure(struct sim_cpu *c)
 		    c->id);
 }
 
-bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
-{
-	return sim_rspin_abort_write(c, x, false);
-}
-
-bool sim_rspin_abort_write(struct sim_cpu *c, sim_time_t x, bool reads_first)
+bool sim_rspin_abort_at(struct sim_cpu *c, sim_time_t x, bool reads_first)
 {
 	struct sim_rspin *rs = c->rs;
 	struct sim *s = c->sim;
@@ -511,6 +506,11 @@ bool sim_rspin_abort_write(struct sim_cpu *c, sim_time_t x, bool reads_first)
 	return true;
 }
 
+bool sim_rspin_abort(struct sim_cpu *c, sim_time_t x)
+{
+	return sim_rspin_abort_at(c, x, false);
+}
+
 void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
 			    const uint32_t *before)
 {
@@ -528,7 +528,8 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
 			 * at a running sibling's local time, ahead of the
 			 * event clock: an HMT change) stands as it ran. */
 			if (t <= o->rs->te)
-				sim_rspin_abort(o, t);
+				sim_rspin_abort_at(o, t,
+						   sim_cpu_first_at(s, o, t));
 		} else if (o) {
 			sim_wait_share_changed(o, t);
 			sim_work_share_changed(o, t, before[p - lo]);

@@ -220,7 +220,8 @@ static u32 *wline;
 
 struct waiter {
 	bool raw;
-	bool spin; /* spin_cpu_relax() for cpu_relax() */
+	bool spin;	   /* spin_cpu_relax() for cpu_relax() */
+	sim_time_t *reads; /* the raw loop's evaluations' start times */
 	sim_time_t done;
 	uint64_t left;
 };
@@ -232,6 +233,8 @@ static void waiter_main(struct sim_cpu *c, void *arg)
 
 	if (w->raw) {
 		for (; n; n--) {
+			if (w->reads)
+				w->reads[2000 - n] = c->now_ps;
 			if (READ_ONCE(*wline))
 				break;
 			if (w->spin)
@@ -272,8 +275,10 @@ static void sibling_main(struct sim_cpu *c, void *arg)
 	}
 }
 
-/* The costs two_cpu_run simulates with. */
+/* The costs two_cpu_run simulates with, and whether raw loops speculate
+ * (sim/rspin.c; off, an event per iteration: the simpler reference). */
 static const struct sim_cost *run_cost = &tu_cost;
+static bool run_rspin = true;
 
 /* Two cpus on @topo: @sib_fn on pcpu @sib_pcpu (created first: at equal
  * times it acts first), @wait_fn on pcpu 0, both from 0, with the
@@ -288,6 +293,7 @@ static uint64_t two_cpu_run(const struct sim_topo *topo,
 	uint64_t events;
 
 	sim_init(&S, 1 << 20, 128, run_cost, topo, 64 << 10);
+	S.rspin_on = run_rspin && S.rspin_on;
 	wline = sim_mem_alloc(&S.mem, 128, 128);
 	cs = sim_cpu_create(&S, sib_fn, sib_arg);
 	cw = sim_cpu_create(&S, wait_fn, wait_arg);
@@ -332,6 +338,81 @@ START_TEST(test_wait_follows_share)
 			ck_assert_uint_lt(ev.done, prev);
 		prev = ev.done;
 	}
+}
+END_TEST
+
+/*
+ * A change of the core's share at the very picosecond of an evaluation
+ * (session 18).  The waiter spins alone on its core; a busy sibling is
+ * dispatched at T, a hypervisor event, which comes before the cpus at
+ * its time: so in the loop with an event per iteration (raw spin off, the
+ * simpler reference) the read at T comes after it and the relax after
+ * that read is timed at the shared speed.  The event-driven wait took
+ * the evaluation at T as begun before the change (its relax at the old
+ * speed); it must end where the loop ends, as the speculated loop must,
+ * with T at 40 evaluations' starts, taken from the reference run with no
+ * sibling, and at points inside them.
+ */
+static sim_time_t reads_at[2000];
+static struct sim_cpu *late_cpu;
+
+static void late_dispatch(struct sim_event *ev)
+{
+	sim_cpu_dispatch(late_cpu, ev->time_ps, 1);
+}
+
+static void late_sibling_run(struct waiter *wt, sim_time_t t)
+{
+	struct worker sib = {.work_ps = 50 * SIM_MS};
+	struct sim_event late;
+	struct sim_cpu *cw;
+
+	sim_init(&S, 1 << 20, 128, run_cost, &smt2, 64 << 10);
+	S.rspin_on = run_rspin && S.rspin_on;
+	wline = sim_mem_alloc(&S.mem, 128, 128);
+	late_cpu = sim_cpu_create(&S, sibling_main, &sib);
+	cw = sim_cpu_create(&S, waiter_main, wt);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(cw, 0, 0);
+	sim_event_init(&late, late_dispatch, NULL, SIM_PRIO_HV);
+	sim_schedule(&S, &late, t);
+	sim_run(&S, 100 * SIM_MS);
+	sim_destroy(&S);
+}
+
+START_TEST(test_share_change_at_read)
+{
+	struct waiter grid = {.raw = true, .reads = reads_at};
+	unsigned int moved = 0;
+
+	run_rspin = false;
+	late_sibling_run(&grid, 60 * SIM_MS);
+	run_rspin = true;
+	ck_assert_uint_eq(grid.left, 0);
+	for (unsigned int j = 100; j < 140; j++) {
+		for (sim_time_t d = 0; d < 1000; d += 499) {
+			sim_time_t t = reads_at[j] + d;
+			struct waiter ev = {.raw = false}, raw = {.raw = true},
+				      ref = {.raw = true};
+
+			late_sibling_run(&ev, t);
+			late_sibling_run(&raw, t);
+			run_rspin = false;
+			late_sibling_run(&ref, t);
+			run_rspin = true;
+			ck_assert_msg(
+				ev.done == ref.done && raw.done == ref.done,
+				"change at %" PRIu64 " (read %u at %" PRIu64
+				"): loop ends at %" PRIu64 ", wait at %" PRIu64
+				", speculated at %" PRIu64,
+				(uint64_t)t, j, (uint64_t)reads_at[j],
+				(uint64_t)ref.done, (uint64_t)ev.done,
+				(uint64_t)raw.done);
+			moved += ref.done != grid.done;
+		}
+	}
+	/* The sibling slowed every one of them. */
+	ck_assert_uint_eq(moved, 40 * 3);
 }
 END_TEST
 
@@ -552,6 +633,7 @@ int main(void)
 	tcase_add_test(tc, test_tas_handoff_grows);
 	tcase_add_test(tc, test_smt_siblings);
 	tcase_add_test(tc, test_wait_follows_share);
+	tcase_add_test(tc, test_share_change_at_read);
 	tcase_add_test(tc, test_wait_share_unchanged);
 	tcase_add_test(tc, test_sibling_store_reread_hits);
 	tcase_add_test(tc, test_spin_relax_nop);
