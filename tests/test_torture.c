@@ -68,7 +68,7 @@ START_TEST(test_every_lock_survives)
 END_TEST
 
 /*
- * Seeds each mutant may take at most: 200.  The slowest, no_mb_wait_node,
+ * Seeds each mutant may take at most: 300.  The slowest, no_mb_wait_node,
  * is caught at seed 23 from seed 1 (session 18, measured at babd665,
  * after the engine's equal-time rule for a spin wait's evaluation; seed
  * 83 at 30602b9, after acquire and release barriers began to cost a
@@ -78,8 +78,9 @@ END_TEST
  * of 23 seeds and at most 212, from seed 6001 (babd665; 21 and 83 at
  * 30602b9, 25 and 83 at cc0054e, 36 and 170 before, docs/torture.md):
  * a budget below the maximum was a guess that the next change of the
- * physics could break, and at babd665 the maximum is above it again
- * (seed 1, which this test starts from, is caught at 23).  Built without
+ * physics could break, and at babd665 the maximum went above the 200 it
+ * had been, so it is 300 now (seed 1, which this test starts from, is
+ * caught at 23, so the test takes no longer).  Built without
  * the checks inside the lock code (-DQSIM_LOCK_CHECKS=OFF, tools/setup.sh
  * --test runs that build too) the observers outside catch the same ones
  * just as fast, but steal_ignores_pending, whose check (R7) no observer
@@ -93,7 +94,7 @@ END_TEST
 #ifdef QSIM_NO_LOCK_CHECKS
 #define MUTANT_SEED_BUDGET 400
 #else
-#define MUTANT_SEED_BUDGET 200
+#define MUTANT_SEED_BUDGET 300
 #endif
 
 START_TEST(test_every_mutant_caught)
