@@ -655,6 +655,23 @@ bool sim_cpu_first_at(const struct sim *s, const struct sim_cpu *c,
 }
 
 /*
+ * The evaluation of @c's wait grid that comes after an event at @t: the
+ * first grid point after @x (where the evaluation reads what the event
+ * touched), or @x itself if it is one and the event comes first there.
+ */
+static uint64_t grid_index_from(const struct sim_cpu *c, sim_time_t x,
+				sim_time_t t)
+{
+	const struct sim_wait *w = &c->wait;
+	uint64_t k = grid_index_after(w, x);
+
+	if (k >= 2 && grid_time(w, k - 1) == x &&
+	    !sim_cpu_first_at(c->sim, c, t))
+		k--;
+	return k;
+}
+
+/*
  * Stop READY or WAITING @c at @t (its events off the queue) and return
  * what was left of its current step then: the rest of its computation,
  * or the time to its next spin evaluation (whose budget is settled now).
@@ -689,11 +706,9 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 		return 0;
 	}
 	QSIM_BUG_ON(c->state != SIM_CPU_WAITING);
-	k = grid_index_after(w, t);
 	/* An evaluation due at @t itself has not begun if the stop comes
 	 * first: it is the next one, at once. */
-	if (k >= 2 && grid_time(w, k - 1) == t && !sim_cpu_first_at(s, c, t))
-		k--;
+	k = grid_index_from(c, t, t);
 	unwatch_all(c);
 	sim_evq_cancel(&s->q, &c->ev);
 	if (w->budget != SIM_BUDGET_NONE && k > w->budget) {
@@ -1306,12 +1321,9 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		 * writer comes first there; the line is read off_ps into
 		 * each evaluation.
 		 */
-		sim_time_t x = t >= w->off_ps ? t - w->off_ps : 0;
-		uint64_t k = grid_index_after(wt, x);
-
-		if (t >= w->off_ps && k >= 2 && grid_time(wt, k - 1) == x &&
-		    !sim_cpu_first_at(s, c, t))
-			k--;
+		uint64_t k = t >= w->off_ps
+				     ? grid_index_from(c, t - w->off_ps, t)
+				     : grid_index_after(wt, 0);
 
 		/* A read set holds each line once, so @next is another cpu's. */
 		unwatch_all(c);
@@ -1407,12 +1419,9 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 	 * for one of its reads. */
 	if (c->state != SIM_CPU_WAITING || !w->nwatch)
 		return;
-	k = grid_index_after(w, t);
 	/* An evaluation due at @t itself takes the new share if the change
 	 * comes first there (its relax is timed after its reads). */
-	if (k >= 2 && grid_time(w, k - 1) == t &&
-	    !sim_cpu_first_at(c->sim, c, t))
-		k--;
+	k = grid_index_from(c, t, t);
 	/* A bounded wait whose timeout comes first stands as it is. */
 	if (!w->raw && w->budget != SIM_BUDGET_NONE && k > w->budget)
 		return;
@@ -1537,7 +1546,6 @@ void sim_wait_begin_spin(struct sim_cpu *c)
 void sim_wait_end(struct sim_cpu *c)
 {
 	c->wait.active = false;
-	c->wait.spin = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;
 	thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
