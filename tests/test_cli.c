@@ -34,7 +34,7 @@ static const char *scenario(void)
 
 static void setup(void)
 {
-	char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+	char *dir = tu_tmpdir("qsim-cli-XXXXXX");
 
 	db_path = g_build_filename(dir, "results.db", NULL);
 	g_free(dir);
@@ -255,7 +255,7 @@ END_TEST
  */
 START_TEST(test_bench_compare)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-bench-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-bench-XXXXXX");
 	g_autofree char *good = g_build_filename(dir, "a.json", NULL);
 	g_autofree char *bad = g_build_filename(dir, "b.json", NULL);
 	g_autofree char *text = NULL, *out = NULL, *err = NULL;
@@ -390,7 +390,7 @@ static char *write_case(const char *dir, int n, const char *figures)
 
 START_TEST(test_validate)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-val-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-val-XXXXXX");
 	g_autofree char *good = NULL, *bad = NULL, *broken = NULL;
 	g_autofree char *out = NULL, *err = NULL, *md = NULL, *mdtext = NULL;
 
@@ -508,7 +508,7 @@ END_TEST
 START_TEST(test_empty_db_and_replay_quoting)
 {
 	g_autofree char *out = NULL, *err = NULL;
-	g_autofree char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-cli-XXXXXX");
 	g_autofree char *odd =
 		g_build_filename(dir, "a b;$(touch x).ini", NULL);
 	g_autofree char *text = NULL;
@@ -544,7 +544,7 @@ END_TEST
 START_TEST(test_output_paths_checked_first)
 {
 	g_autofree char *out = NULL, *err = NULL;
-	g_autofree char *dir = g_dir_make_tmp("qsim-cli-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-cli-XXXXXX");
 	g_autofree char *file = g_build_filename(dir, "afile", NULL);
 	g_autofree char *nodir = g_build_filename(dir, "no", "c.json", NULL);
 	g_autofree char *db = g_build_filename(dir, "r.db", NULL);
@@ -626,7 +626,7 @@ END_TEST
  */
 START_TEST(test_torture_rows_and_options)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-tt-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-tt-XXXXXX");
 	char *row[2] = {NULL, NULL};
 
 	for (int j = 0; j < 2; j++) {
@@ -754,7 +754,7 @@ START_TEST(test_run_refusals)
 		"[workload] cs = exp:1s: a waiter behind one such hold",
 		"[workload] stat_interval = 100ns: statistics lines",
 	};
-	g_autofree char *dir = g_dir_make_tmp("qsim-refuse-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-refuse-XXXXXX");
 	g_autofree char *db = g_build_filename(dir, "r.db", NULL);
 
 	for (unsigned int i = 0; i < G_N_ELEMENTS(args); i++) {
@@ -951,7 +951,7 @@ END_TEST
  */
 START_TEST(test_outputs_where_pointed)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-out-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-out-XXXXXX");
 	g_autofree char *db = g_build_filename(dir, "s.db", NULL);
 	g_autofree char *target = g_build_filename(dir, "target.csv", NULL);
 	g_autofree char *link = g_build_filename(dir, "link.csv", NULL);

@@ -17,7 +17,7 @@ static char *dir;
 
 static void setup(void)
 {
-	dir = g_dir_make_tmp("qsim-cl-XXXXXX", NULL);
+	dir = tu_tmpdir("qsim-cl-XXXXXX");
 }
 
 /* The daemons go whatever happened (stop is a no-op without them). */

@@ -212,7 +212,7 @@ END_TEST
  * refused by the file loader (the FIFO without blocking in open). */
 START_TEST(test_hostile_files)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-cfg-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-cfg-XXXXXX");
 	g_autofree char *nul = g_build_filename(dir, "nul.ini", NULL);
 	g_autofree char *fifo = g_build_filename(dir, "fifo.ini", NULL);
 	static const char with_nul[] = "[run]\nseed = 1\0\nduration = 1ms\n";

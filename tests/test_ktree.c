@@ -198,7 +198,7 @@ END_TEST
 static void torture_with(const char *lock, const char *first,
 			 const char *memory)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-kt-XXXXXX");
 	g_autofree char *lk = g_strdup_printf("--lock=%s", lock);
 	g_autofree char *out = g_strdup_printf("--out=%s", dir);
 	g_autofree char *mm = g_strdup_printf("--memory=%s", memory);
@@ -264,7 +264,7 @@ static int run_into(const char *db, const char *lock, char **err)
  */
 START_TEST(test_export_names_tree)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-kt-XXXXXX");
 	g_autofree char *db = g_build_filename(dir, "k.db", NULL);
 	g_autofree char *out = NULL, *err = NULL;
 
@@ -331,7 +331,7 @@ static char *fixture_digest(void)
  */
 START_TEST(test_torture_names_tree)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-kt-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-kt-XXXXXX");
 	g_autofree char *db = g_build_filename(dir, "t.db", NULL);
 	g_autofree char *outdir = g_build_filename(dir, "out", NULL);
 	g_autofree char *want = fixture_digest();

@@ -22,7 +22,7 @@ static char *dir;
 
 static void setup(void)
 {
-	dir = g_dir_make_tmp("qsim-results-XXXXXX", NULL);
+	dir = tu_tmpdir("qsim-results-XXXXXX");
 }
 
 static char *in_dir(const char *name)

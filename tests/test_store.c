@@ -16,7 +16,7 @@
 
 static char *tmpdb(void)
 {
-	char *dir = g_dir_make_tmp("qsim-store-XXXXXX", NULL);
+	char *dir = tu_tmpdir("qsim-store-XXXXXX");
 	char *path = g_build_filename(dir, "r.db", NULL);
 
 	g_free(dir);

@@ -20,7 +20,7 @@
 
 static char *tmpdb(void)
 {
-	g_autofree char *dir = g_dir_make_tmp("qsim-storet-XXXXXX", NULL);
+	g_autofree char *dir = tu_tmpdir("qsim-storet-XXXXXX");
 
 	return g_build_filename(dir, "r.db", NULL);
 }

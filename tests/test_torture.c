@@ -13,7 +13,7 @@
 
 static char *outdir(void)
 {
-	return g_dir_make_tmp("qsim-torture-XXXXXX", NULL);
+	return tu_tmpdir("qsim-torture-XXXXXX");
 }
 
 START_TEST(test_clean_lock_survives)

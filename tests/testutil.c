@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "locks/lock.h"
 #include "qsim_kernel.h"
@@ -327,6 +331,54 @@ void tu_rm_rf(const char *dir)
 	ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH,
 			       NULL, NULL, NULL, NULL, &status, NULL));
 	ck_assert(g_spawn_check_wait_status(status, NULL));
+}
+
+/* The scratch folders this process made (tu_tmpdir), and which did. */
+static GPtrArray *tmpdirs;
+static pid_t tmpdirs_pid;
+
+/* Remove @path and, if a folder (not a link to one), all in it. */
+static void rm_tree(const char *path)
+{
+	GDir *d;
+	const char *name;
+
+	if (!g_file_test(path, G_FILE_TEST_IS_SYMLINK) &&
+	    (d = g_dir_open(path, 0, NULL)) != NULL) {
+		while ((name = g_dir_read_name(d)) != NULL) {
+			g_autofree char *sub =
+				g_build_filename(path, name, NULL);
+
+			rm_tree(sub);
+		}
+		g_dir_close(d);
+	}
+	if (g_remove(path) != 0 && errno != ENOENT)
+		perror(path);
+}
+
+static void tmpdirs_remove(void)
+{
+	if (!tmpdirs || tmpdirs_pid != getpid())
+		return;
+	for (guint i = 0; i < tmpdirs->len; i++)
+		rm_tree(g_ptr_array_index(tmpdirs, i));
+}
+
+char *tu_tmpdir(const char *tmpl)
+{
+	char *dir = g_dir_make_tmp(tmpl, NULL);
+
+	ck_assert_msg(dir != NULL, "cannot make a folder from %s", tmpl);
+	/* A forked test starts with the runner's list: its own begins. */
+	if (!tmpdirs || tmpdirs_pid != getpid()) {
+		if (!tmpdirs)
+			atexit(tmpdirs_remove);
+		tmpdirs = g_ptr_array_new();
+		tmpdirs_pid = getpid();
+	}
+	g_ptr_array_add(tmpdirs, g_strdup(dir));
+	return dir;
 }
 
 char *tu_db_text(const char *db, const char *sql)

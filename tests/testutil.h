@@ -132,6 +132,13 @@ const char *tu_overcommit_ini(void);
 char *tu_db_text(const char *db, const char *sql);
 /* Remove the folder @dir and all in it (a test's scratch folder). */
 void tu_rm_rf(const char *dir);
+/*
+ * A new scratch folder made from @tmpl (g_dir_make_tmp's template), removed
+ * with all in it when the process that made it exits, the test passed or
+ * not (Check ends a forked test with exit()); a folder a setup made in the
+ * runner is not removed by the forked tests that use it.
+ */
+char *tu_tmpdir(const char *tmpl);
 
 /* SQL that takes a current results file back to before schema 12, and
  * so before 13 and 15 as well (for the migration tests). */

@@ -11,8 +11,22 @@ cmd=${1:?start or stop}
 d=${2:?a directory}
 case $cmd in
 stop)
+	# Signal each daemon and wait (up to 10 s) until it has gone: slurmctld
+	# writes its state files as it exits, into a folder the caller may be
+	# about to remove.
+	pids=
 	for p in slurmd slurmctld munged; do
-		[ -f "$d/$p.pid" ] && kill "$(cat "$d/$p.pid")" 2>/dev/null
+		[ -f "$d/$p.pid" ] || continue
+		pid=$(cat "$d/$p.pid")
+		kill "$pid" 2>/dev/null && pids="$pids $pid"
+	done
+	for _ in $(seq 100); do
+		alive=
+		for pid in $pids; do
+			kill -0 "$pid" 2>/dev/null && alive=1
+		done
+		[ -z "$alive" ] && break
+		sleep 0.1
 	done
 	exit 0 ;;
 start) ;;
