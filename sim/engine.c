@@ -843,10 +843,34 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
 	cpu_switch_out(c);
 }
 
+/*
+ * Running @c is about to change what its thread's level depends on (its
+ * HMT priority, a wait's start or end) to @hmt_low and @waiting: if that
+ * moves the level, it syncs first, so that the change takes effect at its
+ * local time in the events' order (session 19).  Before, the change was
+ * made at a local time past the horizon as soon as the cpu got there, so a
+ * sibling whose event came earlier ran from it at the new speed, and at
+ * an evaluation's very picosecond the change came first whatever the
+ * keys.  The sync may see @c preempted and dispatched again: the caller
+ * sets its state after this, then the level where it now runs.
+ */
+static void cpu_level_sync(struct sim_cpu *c, bool hmt_low, bool waiting)
+{
+	struct sim *s = c->sim;
+	bool low = hmt_low || (waiting && s->mem.topo.relax_yields);
+
+	if (s->cur != c || !c->dispatched || !s->level)
+		return;
+	if ((low ? SIM_THREAD_LOW : SIM_THREAD_BUSY) != s->level[c->pcpu])
+		sim_cpu_sync(c);
+}
+
 void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low)
 {
-	if (c->hmt_low != low)
+	if (c->hmt_low != low) {
 		sim_cpu_impure(c);
+		cpu_level_sync(c, low, c->wait.active);
+	}
 	c->hmt_low = low;
 	if (c->dispatched)
 		thread_level(c->sim, c->pcpu, cpu_level(c), c->now_ps);
@@ -1527,6 +1551,7 @@ void sim_wait_begin(struct sim_cpu *c)
 {
 	sim_cpu_impure(c);
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
+	cpu_level_sync(c, c->hmt_low, true);
 	c->wait.active = true;
 	c->wait.spin = false;
 	c->wait.nlines = 0;
@@ -1545,6 +1570,7 @@ void sim_wait_begin_spin(struct sim_cpu *c)
 
 void sim_wait_end(struct sim_cpu *c)
 {
+	cpu_level_sync(c, c->hmt_low, false);
 	c->wait.active = false;
 	c->wait.nlines = 0;
 	c->wait.nreads = 0;

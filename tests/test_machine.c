@@ -417,6 +417,115 @@ START_TEST(test_share_change_at_read)
 END_TEST
 
 /*
+ * The same for a change a running sibling makes at its local time
+ * (session 19).  The sibling computes A at normal priority beside the
+ * waiter, reads a line of its own (the read syncs at its start; its cost
+ * runs on) and goes to low priority at the read's end, T.  Until session
+ * 19 the change was made as soon as the sibling got to T, ahead of the
+ * event clock: in the loop with an event per iteration the waiter, its
+ * event before T, then ran from there at the new speed, where the wait
+ * (re-timed from T) and the speculated loop (replayed up to T) did not,
+ * and the first case already ended 16.8 ns apart.  Now a cpu syncs
+ * before it changes its thread's level, and the three end at the same
+ * picosecond, with T on 40 evaluations of the loop without the change
+ * (the evaluations before T are the same with it); A is searched for.
+ */
+static u32 *pline;
+static sim_time_t change_at;
+
+static void reader_sibling_main(struct sim_cpu *c, void *arg)
+{
+	struct worker *w = arg;
+
+	sim_cpu_work(c, w->work_ps);
+	(void)READ_ONCE(*pline);
+	change_at = c->now_ps;
+	if (w->then_low)
+		sim_cpu_set_hmt_low(c, true);
+	sim_cpu_work(c, 50 * SIM_MS);
+}
+
+/* Waiter @wt beside the reading sibling @sib; returns the change's time. */
+static sim_time_t reader_sibling_run(struct waiter *wt, struct worker *sib)
+{
+	struct sim_cpu *cw, *cs;
+
+	sim_init(&S, 1 << 20, 128, run_cost, &smt2, 64 << 10);
+	S.rspin_on = run_rspin && S.rspin_on;
+	wline = sim_mem_alloc(&S.mem, 128, 128);
+	pline = sim_mem_alloc(&S.mem, 128, 128);
+	cs = sim_cpu_create(&S, reader_sibling_main, sib);
+	cw = sim_cpu_create(&S, waiter_main, wt);
+	sim_mem_seal(&S.mem);
+	sim_cpu_dispatch(cs, 0, 1);
+	sim_cpu_dispatch(cw, 0, 0);
+	sim_run(&S, 100 * SIM_MS);
+	sim_destroy(&S);
+	return change_at;
+}
+
+/* The sibling's work that puts its change at @t, or 0 if none does. */
+static sim_time_t work_for_change_at(sim_time_t t)
+{
+	sim_time_t lo = 0, hi = t;
+
+	while (lo < hi) {
+		sim_time_t mid = lo + (hi - lo) / 2;
+		struct worker sib = {.work_ps = mid};
+		struct waiter wt = {.raw = false};
+
+		if (reader_sibling_run(&wt, &sib) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	{
+		struct worker sib = {.work_ps = lo};
+		struct waiter wt = {.raw = false};
+
+		return reader_sibling_run(&wt, &sib) == t ? lo : 0;
+	}
+}
+
+START_TEST(test_running_share_change_at_read)
+{
+	struct waiter grid = {.raw = true, .reads = reads_at};
+	struct worker busy = {.work_ps = 60 * SIM_MS};
+	unsigned int hits = 0, moved = 0;
+
+	run_rspin = false;
+	reader_sibling_run(&grid, &busy);
+	run_rspin = true;
+	ck_assert_uint_eq(grid.left, 0);
+	for (unsigned int j = 100; j < 1900 && hits < 40; j += 7) {
+		sim_time_t a = work_for_change_at(reads_at[j]);
+		struct worker sib = {.work_ps = a, .then_low = true};
+		struct waiter ev = {.raw = false}, raw = {.raw = true},
+			      ref = {.raw = true};
+
+		if (!a)
+			continue;
+		hits++;
+		reader_sibling_run(&ev, &sib);
+		reader_sibling_run(&raw, &sib);
+		run_rspin = false;
+		ck_assert_uint_eq(reader_sibling_run(&ref, &sib), reads_at[j]);
+		run_rspin = true;
+		ck_assert_msg(ev.done == ref.done && raw.done == ref.done,
+			      "change at read %u (%" PRIu64
+			      "): loop ends at %" PRIu64 ", wait at %" PRIu64
+			      ", speculated at %" PRIu64,
+			      j, (uint64_t)reads_at[j], (uint64_t)ref.done,
+			      (uint64_t)ev.done, (uint64_t)raw.done);
+		moved += ref.done != grid.done;
+	}
+	ck_assert_uint_eq(hits, 40);
+	/* The sibling's low priority sped every one of them up. */
+	ck_assert_uint_eq(moved, hits);
+}
+END_TEST
+
+/*
  * A sibling's store reaches a thread through the cache they share: the
  * thread's first read of it pays that cache's latency (smt, 4100 ps), a
  * re-read is a hit (1000 ps).  Until session 17 every re-read paid 4100
@@ -634,6 +743,7 @@ int main(void)
 	tcase_add_test(tc, test_smt_siblings);
 	tcase_add_test(tc, test_wait_follows_share);
 	tcase_add_test(tc, test_share_change_at_read);
+	tcase_add_test(tc, test_running_share_change_at_read);
 	tcase_add_test(tc, test_wait_share_unchanged);
 	tcase_add_test(tc, test_sibling_store_reread_hits);
 	tcase_add_test(tc, test_spin_relax_nop);
