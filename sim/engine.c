@@ -854,18 +854,19 @@ void coroutine_fn sim_cpu_yield(struct sim_cpu *c)
  * keys.  The sync may see @c preempted and dispatched again: the caller
  * sets its state after this, then the level where it now runs.
  */
-static void cpu_level_sync(struct sim_cpu *c, bool hmt_low, bool waiting)
+static void coroutine_fn cpu_level_sync(struct sim_cpu *c, bool hmt_low,
+					bool waiting)
 {
 	struct sim *s = c->sim;
 	bool low = hmt_low || (waiting && s->mem.topo.relax_yields);
 
-	if (s->cur != c || !c->dispatched || !s->level)
+	if (s->cur != c || !c->dispatched || !s->level || c->pcpu < 0)
 		return;
 	if ((low ? SIM_THREAD_LOW : SIM_THREAD_BUSY) != s->level[c->pcpu])
 		sim_cpu_sync(c);
 }
 
-void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low)
+void coroutine_fn sim_cpu_set_hmt_low(struct sim_cpu *c, bool low)
 {
 	if (c->hmt_low != low) {
 		sim_cpu_impure(c);
@@ -1547,7 +1548,7 @@ void sim_mem_poke(struct sim *s, const void *p, sim_time_t t)
 	sim_mem_written(s, p, t);
 }
 
-void sim_wait_begin(struct sim_cpu *c)
+void coroutine_fn sim_wait_begin(struct sim_cpu *c)
 {
 	sim_cpu_impure(c);
 	QSIM_BUG_ON(c->wait.active, "nested wait on cpu %u", c->id);
@@ -1562,13 +1563,13 @@ void sim_wait_begin(struct sim_cpu *c)
 		c->sim->spin_hook(c->sim->spin_data, c, true, c->now_ps);
 }
 
-void sim_wait_begin_spin(struct sim_cpu *c)
+void coroutine_fn sim_wait_begin_spin(struct sim_cpu *c)
 {
 	sim_wait_begin(c);
 	c->wait.spin = true;
 }
 
-void sim_wait_end(struct sim_cpu *c)
+void coroutine_fn sim_wait_end(struct sim_cpu *c)
 {
 	cpu_level_sync(c, c->hmt_low, false);
 	c->wait.active = false;

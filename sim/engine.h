@@ -439,8 +439,9 @@ void sim_cpu_flush_acct(struct sim_cpu *c, sim_time_t t);
 
 /* Start every cpu's ticks and interrupts (sim->noise) at @t. */
 void sim_noise_start(struct sim *s, sim_time_t t);
-/* The running cpu's SMT priority: low (HMT_low) or back to normal. */
-void sim_cpu_set_hmt_low(struct sim_cpu *c, bool low);
+/* The running cpu's SMT priority: low (HMT_low) or back to normal; syncs
+ * first when that moves its thread's level. */
+void coroutine_fn sim_cpu_set_hmt_low(struct sim_cpu *c, bool low);
 
 /* Take @d of a dispatched cpu's time at @t (an interrupt). */
 void sim_cpu_steal(struct sim_cpu *c, sim_time_t t, sim_time_t d);
@@ -678,15 +679,15 @@ void sim_ipi_send(struct sim *s, struct sim_ipi *ipi, sim_time_t t,
  * would have.  @budget counts the evaluation just done; SIM_BUDGET_NONE
  * waits without limit.
  */
-void sim_wait_begin(struct sim_cpu *c);
+void coroutine_fn sim_wait_begin(struct sim_cpu *c);
 /* The same for a powerpc spin loop, whose iterations relax with
  * spin_cpu_relax() (cost.spin_relax, a nop before POWER10). */
-void sim_wait_begin_spin(struct sim_cpu *c);
+void coroutine_fn sim_wait_begin_spin(struct sim_cpu *c);
 /* The last read of @line in this evaluation returned an older value than
  * memory holds (sim/mm.h): the next evaluation must not wait for a write. */
 void sim_wait_stale(struct sim_cpu *c, size_t line);
 uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget);
-void sim_wait_end(struct sim_cpu *c);
+void coroutine_fn sim_wait_end(struct sim_cpu *c);
 uint64_t coroutine_fn sim_wait_block_every(struct sim_cpu *c, uint64_t budget,
 					   uint32_t every,
 					   unsigned int normal_reads);

@@ -403,10 +403,11 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			 * speculation's end, done for real after the event,
 			 * as an impure operation there is.  A cpu that came
 			 * first would have run at its event there; one that
-			 * was aborted at its end was passed by a sibling's
-			 * level change ahead of the event clock, which the
-			 * loop also sees first (docs/design.md, "Equal
-			 * time").  Found by session 18's kernel-tree runs.
+			 * was aborted at its end comes after the change by
+			 * the keys there, as the loop would (docs/design.md,
+			 * "Equal time").  Found by session 18's kernel-tree
+			 * runs, when a sibling's level change could still be
+			 * made ahead of the event clock.
 			 */
 			rs->until_reads = false;
 			replay_check(c, rs);
@@ -540,9 +541,11 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
 		if (o && sim_cpu_slow(o) == before[p - lo])
 			continue;
 		if (o && o->rs && o->rs->phase == SIM_RS_WAIT) {
-			/* A speculation that ended before the change (made
-			 * at a running sibling's local time, ahead of the
-			 * event clock: an HMT change) stands as it ran. */
+			/* A speculation that ended before the change stands
+			 * as it ran.  (Until session 19 a running sibling
+			 * changed its level ahead of the event clock, past
+			 * such an end; it now syncs first, so t <= te here
+			 * and this is a guard.) */
 			if (t <= o->rs->te)
 				sim_rspin_abort_at(o, t,
 						   sim_cpu_first_at(s, o, t));

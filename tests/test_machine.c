@@ -129,6 +129,7 @@ struct worker {
 	bool low;      /* spin at low priority instead (forever) */
 	bool then_low; /* after its work, spin at low priority (forever) */
 	bool blip;     /* as a sibling: blip to normal priority every 100 ns */
+	bool by_wait;  /* as a reading sibling: go low by a wait, not HMT_low */
 	sim_time_t done;
 };
 
@@ -440,17 +441,28 @@ static void reader_sibling_main(struct sim_cpu *c, void *arg)
 	sim_cpu_work(c, w->work_ps);
 	(void)READ_ONCE(*pline);
 	change_at = c->now_ps;
-	if (w->then_low)
+	if (w->then_low && w->by_wait)
+		(void)spin_until_cond_timeout(READ_ONCE(*pline) == 7, 1000000);
+	else if (w->then_low)
 		sim_cpu_set_hmt_low(c, true);
 	sim_cpu_work(c, 50 * SIM_MS);
 }
+
+/* The core reading_sibling_run runs on: smt2, or with relax_yields. */
+static const struct sim_topo *reader_topo = &smt2;
+static const struct sim_topo smt2_yield = {.smt = 2,
+					   .cores_per_chip = 8,
+					   .npcpus = 4,
+					   .smt_tput = {100, 143},
+					   .hmt_low_pct = 14,
+					   .relax_yields = true};
 
 /* Waiter @wt beside the reading sibling @sib; returns the change's time. */
 static sim_time_t reader_sibling_run(struct waiter *wt, struct worker *sib)
 {
 	struct sim_cpu *cw, *cs;
 
-	sim_init(&S, 1 << 20, 128, run_cost, &smt2, 64 << 10);
+	sim_init(&S, 1 << 20, 128, run_cost, reader_topo, 64 << 10);
 	S.rspin_on = run_rspin && S.rspin_on;
 	wline = sim_mem_alloc(&S.mem, 128, 128);
 	pline = sim_mem_alloc(&S.mem, 128, 128);
@@ -464,7 +476,8 @@ static sim_time_t reader_sibling_run(struct waiter *wt, struct worker *sib)
 	return change_at;
 }
 
-/* The sibling's work that puts its change at @t, or 0 if none does. */
+/* The sibling's work that puts its change at @t, or 0 if none does (the
+ * waiter a raw loop, whose level is the same in every mode). */
 static sim_time_t work_for_change_at(sim_time_t t)
 {
 	sim_time_t lo = 0, hi = t;
@@ -472,7 +485,7 @@ static sim_time_t work_for_change_at(sim_time_t t)
 	while (lo < hi) {
 		sim_time_t mid = lo + (hi - lo) / 2;
 		struct worker sib = {.work_ps = mid};
-		struct waiter wt = {.raw = false};
+		struct waiter wt = {.raw = true};
 
 		if (reader_sibling_run(&wt, &sib) < t)
 			lo = mid + 1;
@@ -481,36 +494,47 @@ static sim_time_t work_for_change_at(sim_time_t t)
 	}
 	{
 		struct worker sib = {.work_ps = lo};
-		struct waiter wt = {.raw = false};
+		struct waiter wt = {.raw = true};
 
 		return reader_sibling_run(&wt, &sib) == t ? lo : 0;
 	}
 }
 
-START_TEST(test_running_share_change_at_read)
+/*
+ * 40 cases of a reading sibling's change (@by_wait: a wait's start on a
+ * core whose relax yields, else HMT_low) on the waiter's evaluations;
+ * with @by_wait the event-driven waiter's own level differs from the
+ * loop's (its wait yields too), so only the speculated loop is compared.
+ */
+static void running_change_cases(bool by_wait)
 {
 	struct waiter grid = {.raw = true, .reads = reads_at};
 	struct worker busy = {.work_ps = 60 * SIM_MS};
 	unsigned int hits = 0, moved = 0;
 
+	reader_topo = by_wait ? &smt2_yield : &smt2;
 	run_rspin = false;
 	reader_sibling_run(&grid, &busy);
 	run_rspin = true;
 	ck_assert_uint_eq(grid.left, 0);
 	for (unsigned int j = 100; j < 1900 && hits < 40; j += 7) {
 		sim_time_t a = work_for_change_at(reads_at[j]);
-		struct worker sib = {.work_ps = a, .then_low = true};
+		struct worker sib = {
+			.work_ps = a, .then_low = true, .by_wait = by_wait};
 		struct waiter ev = {.raw = false}, raw = {.raw = true},
 			      ref = {.raw = true};
 
 		if (!a)
 			continue;
 		hits++;
-		reader_sibling_run(&ev, &sib);
+		if (!by_wait)
+			reader_sibling_run(&ev, &sib);
 		reader_sibling_run(&raw, &sib);
 		run_rspin = false;
 		ck_assert_uint_eq(reader_sibling_run(&ref, &sib), reads_at[j]);
 		run_rspin = true;
+		if (by_wait)
+			ev.done = ref.done;
 		ck_assert_msg(ev.done == ref.done && raw.done == ref.done,
 			      "change at read %u (%" PRIu64
 			      "): loop ends at %" PRIu64 ", wait at %" PRIu64
@@ -519,9 +543,23 @@ START_TEST(test_running_share_change_at_read)
 			      (uint64_t)ev.done, (uint64_t)raw.done);
 		moved += ref.done != grid.done;
 	}
+	reader_topo = &smt2;
 	ck_assert_uint_eq(hits, 40);
 	/* The sibling's low priority sped every one of them up. */
 	ck_assert_uint_eq(moved, hits);
+}
+
+START_TEST(test_running_share_change_at_read)
+{
+	running_change_cases(false);
+}
+END_TEST
+
+/* The same with the sibling going low by starting a wait (x86's pause,
+ * relax_yields): sim_wait_begin syncs as HMT_low does. */
+START_TEST(test_running_wait_start_at_read)
+{
+	running_change_cases(true);
 }
 END_TEST
 
@@ -744,6 +782,7 @@ int main(void)
 	tcase_add_test(tc, test_wait_follows_share);
 	tcase_add_test(tc, test_share_change_at_read);
 	tcase_add_test(tc, test_running_share_change_at_read);
+	tcase_add_test(tc, test_running_wait_start_at_read);
 	tcase_add_test(tc, test_wait_share_unchanged);
 	tcase_add_test(tc, test_sibling_store_reread_hits);
 	tcase_add_test(tc, test_spin_relax_nop);

@@ -370,11 +370,14 @@ char *tu_tmpdir(const char *tmpl)
 	char *dir = g_dir_make_tmp(tmpl, NULL);
 
 	ck_assert_msg(dir != NULL, "cannot make a folder from %s", tmpl);
-	/* A forked test starts with the runner's list: its own begins. */
+	/* A forked test starts with the runner's list (its own copy, freed
+	 * here): its own begins. */
 	if (!tmpdirs || tmpdirs_pid != getpid()) {
 		if (!tmpdirs)
 			atexit(tmpdirs_remove);
-		tmpdirs = g_ptr_array_new();
+		else
+			g_ptr_array_unref(tmpdirs);
+		tmpdirs = g_ptr_array_new_with_free_func(g_free);
 		tmpdirs_pid = getpid();
 	}
 	g_ptr_array_add(tmpdirs, g_strdup(dir));

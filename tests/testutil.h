@@ -134,9 +134,10 @@ char *tu_db_text(const char *db, const char *sql);
 void tu_rm_rf(const char *dir);
 /*
  * A new scratch folder made from @tmpl (g_dir_make_tmp's template), removed
- * with all in it when the process that made it exits, the test passed or
- * not (Check ends a forked test with exit()); a folder a setup made in the
- * runner is not removed by the forked tests that use it.
+ * with all in it when the process that made it calls exit(): Check ends a
+ * forked test so whether it passed or failed (a timeout's kill or an abort
+ * leaves the folder; without forking it goes when the runner exits).  A
+ * folder a setup made in the runner is not removed by the forked tests.
  */
 char *tu_tmpdir(const char *tmpl);
 
