@@ -148,12 +148,20 @@ void sim_init(struct sim *s, size_t arena_bytes, unsigned int line_bytes,
 	}
 }
 
+/* The level a dispatched thread runs at with HMT priority @hmt_low, in a
+ * wait (@waiting) or not. */
+static enum sim_thread_level level_of(const struct sim *s, bool hmt_low,
+				      bool waiting)
+{
+	if (hmt_low || (waiting && s->mem.topo.relax_yields))
+		return SIM_THREAD_LOW;
+	return SIM_THREAD_BUSY;
+}
+
 /* The level @c's thread runs at when dispatched. */
 static enum sim_thread_level cpu_level(const struct sim_cpu *c)
 {
-	if (c->hmt_low || (c->wait.active && c->sim->mem.topo.relax_yields))
-		return SIM_THREAD_LOW;
-	return SIM_THREAD_BUSY;
+	return level_of(c->sim, c->hmt_low, c->wait.active);
 }
 
 /* Hardware thread @pcpu now runs at @lv (the SMT share of its core), from
@@ -858,11 +866,10 @@ static void coroutine_fn cpu_level_sync(struct sim_cpu *c, bool hmt_low,
 					bool waiting)
 {
 	struct sim *s = c->sim;
-	bool low = hmt_low || (waiting && s->mem.topo.relax_yields);
 
 	if (s->cur != c || !c->dispatched || !s->level || c->pcpu < 0)
 		return;
-	if ((low ? SIM_THREAD_LOW : SIM_THREAD_BUSY) != s->level[c->pcpu])
+	if (level_of(s, hmt_low, waiting) != s->level[c->pcpu])
 		sim_cpu_sync(c);
 }
 

@@ -217,7 +217,7 @@ END_TEST
  * sibling's change, the earlier the end; W = 20 us of work outlasts the
  * wait.
  */
-static u32 *wline;
+static u32 *wline, *pline;
 
 struct waiter {
 	bool raw;
@@ -283,7 +283,8 @@ static bool run_rspin = true;
 
 /* Two cpus on @topo: @sib_fn on pcpu @sib_pcpu (created first: at equal
  * times it acts first), @wait_fn on pcpu 0, both from 0, with the
- * 128-byte line wline.  Returns the events run. */
+ * 128-byte line wline and the sibling's own line pline.  Returns the
+ * events run. */
 static uint64_t two_cpu_run(const struct sim_topo *topo,
 			    void (*sib_fn)(struct sim_cpu *, void *),
 			    void *sib_arg, int sib_pcpu,
@@ -296,6 +297,7 @@ static uint64_t two_cpu_run(const struct sim_topo *topo,
 	sim_init(&S, 1 << 20, 128, run_cost, topo, 64 << 10);
 	S.rspin_on = run_rspin && S.rspin_on;
 	wline = sim_mem_alloc(&S.mem, 128, 128);
+	pline = sim_mem_alloc(&S.mem, 128, 128);
 	cs = sim_cpu_create(&S, sib_fn, sib_arg);
 	cw = sim_cpu_create(&S, wait_fn, wait_arg);
 	sim_mem_seal(&S.mem);
@@ -431,7 +433,6 @@ END_TEST
  * picosecond, with T on 40 evaluations of the loop without the change
  * (the evaluations before T are the same with it); A is searched for.
  */
-static u32 *pline;
 static sim_time_t change_at;
 
 static void reader_sibling_main(struct sim_cpu *c, void *arg)
@@ -448,7 +449,7 @@ static void reader_sibling_main(struct sim_cpu *c, void *arg)
 	sim_cpu_work(c, 50 * SIM_MS);
 }
 
-/* The core reading_sibling_run runs on: smt2, or with relax_yields. */
+/* The core reader_sibling_run runs on: smt2, or with relax_yields. */
 static const struct sim_topo *reader_topo = &smt2;
 static const struct sim_topo smt2_yield = {.smt = 2,
 					   .cores_per_chip = 8,
@@ -460,19 +461,7 @@ static const struct sim_topo smt2_yield = {.smt = 2,
 /* Waiter @wt beside the reading sibling @sib; returns the change's time. */
 static sim_time_t reader_sibling_run(struct waiter *wt, struct worker *sib)
 {
-	struct sim_cpu *cw, *cs;
-
-	sim_init(&S, 1 << 20, 128, run_cost, reader_topo, 64 << 10);
-	S.rspin_on = run_rspin && S.rspin_on;
-	wline = sim_mem_alloc(&S.mem, 128, 128);
-	pline = sim_mem_alloc(&S.mem, 128, 128);
-	cs = sim_cpu_create(&S, reader_sibling_main, sib);
-	cw = sim_cpu_create(&S, waiter_main, wt);
-	sim_mem_seal(&S.mem);
-	sim_cpu_dispatch(cs, 0, 1);
-	sim_cpu_dispatch(cw, 0, 0);
-	sim_run(&S, 100 * SIM_MS);
-	sim_destroy(&S);
+	two_cpu_run(reader_topo, reader_sibling_main, sib, 1, waiter_main, wt);
 	return change_at;
 }
 

@@ -42,25 +42,32 @@ static int qsim(char **out, char **err, ...)
 	return rc;
 }
 
-/*
- * qsim without the capabilities that let root write any file
- * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so that a file's mode binds it
- * as it binds anyone else: through util-linux's setpriv, which drops them
- * from the bounding set before the exec.
- */
-static int qsim_unprivileged(const char *setpriv, char **err, ...)
+/* setpriv's arguments that drop the capabilities that let root write
+ * any file (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) from the bounding set
+ * before the exec, so that a file's mode binds root as anyone else. */
+#define DROP_DAC "--bounding-set", "-dac_override,-dac_read_search", "--"
+
+/* qsim ARGS... (NULL-terminated) through @setpriv without those
+ * capabilities, or as qsim() does when @setpriv is NULL; its exit code
+ * and stderr. */
+static int qsim_as(const char *setpriv, char **err, ...)
 {
+	static const char *const drop[] = {DROP_DAC};
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	const char *a;
 	va_list ap;
 	int status = -1;
 
-	g_ptr_array_add(argv, (gpointer)setpriv);
-	g_ptr_array_add(argv, (gpointer) "--bounding-set");
-	g_ptr_array_add(argv, (gpointer) "-dac_override,-dac_read_search");
-	g_ptr_array_add(argv, (gpointer) "--");
-	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
 	va_start(ap, err);
+	if (!setpriv) {
+		status = tu_qsim_va(dir, NULL, err, ap);
+		va_end(ap);
+		return status;
+	}
+	g_ptr_array_add(argv, (gpointer)setpriv);
+	for (size_t i = 0; i < G_N_ELEMENTS(drop); i++)
+		g_ptr_array_add(argv, (gpointer)drop[i]);
+	g_ptr_array_add(argv, (gpointer)QSIM_BINARY);
 	while ((a = va_arg(ap, const char *)))
 		g_ptr_array_add(argv, (gpointer)a);
 	va_end(ap);
@@ -74,14 +81,7 @@ static int qsim_unprivileged(const char *setpriv, char **err, ...)
  * container may refuse it) and the file's mode binds. */
 static bool unprivileged_read_only(const char *setpriv, const char *path)
 {
-	const char *argv[] = {setpriv,
-			      "--bounding-set",
-			      "-dac_override,-dac_read_search",
-			      "--",
-			      "test",
-			      "-w",
-			      path,
-			      NULL};
+	const char *argv[] = {setpriv, DROP_DAC, "test", "-w", path, NULL};
 	int status = 0;
 
 	return g_spawn_sync(NULL, (char **)argv, NULL,
@@ -1802,7 +1802,7 @@ START_TEST(test_import_old_schema)
 	ck_assert_int_eq(g_chmod(old, 0444), 0);
 	ck_assert_int_eq(g_chmod(ro, 0555), 0);
 	/* As root the mode binds only a qsim without CAP_DAC_OVERRIDE
-	 * (qsim_unprivileged); until session 18 this case was skipped as
+	 * (qsim_as); until session 18 this case was skipped as
 	 * root, where CI runs. */
 	root = access(old, W_OK) == 0;
 	setpriv = g_find_program_in_path("setpriv");
@@ -1813,20 +1813,11 @@ START_TEST(test_import_old_schema)
 	} else {
 		for (int merge = 0; merge < 2; merge++) {
 			g_autofree char *err = NULL;
-			int rc;
-
-			if (root)
-				rc = merge ? qsim_unprivileged(setpriv, &err,
-							       "merge", out,
-							       old, NULL)
-					   : qsim_unprivileged(
-						     setpriv, &err, "import",
-						     old, "--db", out, NULL);
-			else
-				rc = merge ? qsim(NULL, &err, "merge", out, old,
-						  NULL)
-					   : qsim(NULL, &err, "import", old,
-						  "--db", out, NULL);
+			const char *priv = root ? setpriv : NULL;
+			int rc = merge ? qsim_as(priv, &err, "merge", out, old,
+						 NULL)
+				       : qsim_as(priv, &err, "import", old,
+						 "--db", out, NULL);
 
 			ck_assert_int_eq(rc, 1);
 			ck_assert_msg(strstr(err, old) &&
