@@ -31,7 +31,7 @@
 
 __thread struct sim *sim_self;
 
-/* The requests from one chip waiting for a line, in no order. */
+/* The requests from one chip waiting for a line, in cpu order. */
 struct sim_lq_chip {
 	struct sim_cpu **v;
 	unsigned int n, cap;
@@ -257,6 +257,8 @@ static void cpu_resume_ev(struct sim_event *ev);
 static void unwatch_all(struct sim_cpu *c);
 static void lineq_kick(struct sim_lineq *q, sim_time_t t);
 static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c);
+static void line_taken(struct sim *s, size_t line, const struct sim_cpu *wr,
+		       sim_time_t t);
 static void tick_ev(struct sim_event *ev);
 static void irq_ev(struct sim_event *ev);
 
@@ -679,6 +681,23 @@ static uint64_t grid_index_from(const struct sim_cpu *c, sim_time_t x,
 	return k;
 }
 
+/* Parked raw loop @c replays from @t0, the start of an iteration, up to
+ * an event at @until (its reads at @until first if @reads_first), when it
+ * next runs (sim/rspin.c's spec_park). */
+static void park_replay_from(struct sim_cpu *c, sim_time_t t0, sim_time_t until,
+			     bool reads_first)
+{
+	struct sim_rspin *rs = c->rs;
+
+	rs->park_replay = true;
+	rs->phase = SIM_RS_REWIND;
+	rs->t0 = t0;
+	rs->until = until;
+	rs->until_reads = reads_first;
+	rs->slow_after = rs->slow;
+	rs->cut = false;
+}
+
 /*
  * Stop READY or WAITING @c at @t (its events off the queue) and return
  * what was left of its current step then: the rest of its computation,
@@ -693,6 +712,9 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 	if (c->state == SIM_CPU_READY) {
 		sim_time_t left = c->ev.time_ps > t ? c->ev.time_ps - t : 0;
 		struct sim_lineq *q;
+
+		if (c->rs && c->rs->phase == SIM_RS_REWIND)
+			c->rs->cut = true; /* rewound to here */
 
 		sim_evq_cancel(&s->q, &c->ev);
 		/* Served but not run: the line serves someone else; this
@@ -714,6 +736,22 @@ static sim_time_t cpu_stop(struct sim_cpu *c, sim_time_t t)
 		return 0;
 	}
 	QSIM_BUG_ON(c->state != SIM_CPU_WAITING);
+	k = grid_index_after(w, t);
+	if (w->raw && k >= 2) {
+		/*
+		 * A parked raw loop stops inside iteration k - 1 (its reads
+		 * or its relax): it replays that iteration from its start
+		 * up to @t and goes on from there when it runs again, as
+		 * the loop and a speculation rewound at @t do (session 20;
+		 * it went on from the next iteration, and so skipped the
+		 * rest of this one's reads).
+		 */
+		park_replay_from(c, grid_time(w, k - 1), t, false);
+		c->rs->cut = true;
+		unwatch_all(c);
+		sim_evq_cancel(&s->q, &c->ev);
+		return 0;
+	}
 	/* An evaluation due at @t itself has not begun if the stop comes
 	 * first: it is the next one, at once. */
 	k = grid_index_from(c, t, t);
@@ -971,8 +1009,10 @@ static void lineq_remove(struct sim_lineq *q, struct sim_cpu *c)
 	unsigned int i = c->lq_idx;
 
 	QSIM_BUG_ON(i >= k->n || k->v[i] != c);
-	k->v[i] = k->v[--k->n];
-	k->v[i]->lq_idx = i;
+	for (k->n--; i < k->n; i++) {
+		k->v[i] = k->v[i + 1];
+		k->v[i]->lq_idx = i;
+	}
 	q->dom_n[sim_mem_domain(&q->s->mem, c->pcpu)]--;
 	q->n--;
 	c->lq = NULL;
@@ -1143,13 +1183,23 @@ static void coroutine_fn line_wait(struct sim_cpu *c, size_t line,
 	struct sim *s = c->sim;
 	struct sim_lineq *q = lineq_get(s, line);
 	struct sim_lq_chip *k = &q->chip[chip_of(s, c->pcpu)];
+	unsigned int i;
 
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
 		k->v = g_renew(struct sim_cpu *, k->v, k->cap);
 	}
-	c->lq_idx = k->n;
-	k->v[k->n++] = c;
+	/* In cpu order, whatever the order the requests came in, so that
+	 * the pick (pick_in_chip) depends on the simulated state alone
+	 * (session 19: the host's order of insertion differed between a
+	 * speculated loop and the loop it stands for). */
+	i = k->n++;
+	for (; i > 0 && k->v[i - 1]->id > c->id; i--) {
+		k->v[i] = k->v[i - 1];
+		k->v[i]->lq_idx = i;
+	}
+	k->v[i] = c;
+	c->lq_idx = i;
 	q->dom_n[sim_mem_domain(&s->mem, c->pcpu)]++;
 	q->n++;
 	c->lq = q;
@@ -1219,6 +1269,7 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 			c->access_ps = c->now_ps;
 			c->now_ps = sim_mem_touch(m, line, c->pcpu, SIM_RMW,
 						  c->now_ps, &c->mrng);
+			line_taken(c->sim, line, c, c->access_ps);
 			line_release(c, line);
 			return;
 		}
@@ -1252,6 +1303,8 @@ void coroutine_fn sim_access(struct sim_cpu *c, const void *p,
 	}
 	c->access_ps = c->now_ps;
 	done = sim_mem_touch(m, line, c->pcpu, kind, c->now_ps, &c->mrng);
+	if (kind == SIM_WRITE)
+		line_taken(c->sim, line, c, c->access_ps);
 	line_release(c, line);
 	if (kind == SIM_WRITE) {
 		/* The store waits in the store buffer; the cpu goes on. */
@@ -1323,12 +1376,84 @@ bool coroutine_fn sim_access_stcx(struct sim_cpu *c, const void *p)
 		c->resv_lost++;
 		return false;
 	}
+	/* Held from the larx, the line was the atomic's from then. */
+	line_taken(c->sim, c->larx_line, c,
+		   c->larx_held ? c->access_ps : c->now_ps);
 	if (!c->larx_held) {
 		c->access_ps = c->now_ps;
 		line_release(c, c->larx_line);
 	}
 	c->now_ps = done;
 	return true;
+}
+
+/* The relax that ends at evaluation @k of @c's wait, timed at @slow. */
+static struct sim_stretch wait_relax(const struct sim_cpu *c, uint64_t k,
+				     uint32_t slow)
+{
+	const struct sim_wait *w = &c->wait;
+	sim_time_t end = grid_time(w, k), relax;
+	struct sim_stretch st;
+
+	if (k == 1)
+		return w->rx;
+	relax = sim_slow_scale(slow, w->relax_raw);
+	sim_stretch_set(&st, end - SIM_MIN(relax, end), w->relax_raw);
+	return st;
+}
+
+/* Waiting @c resumes at evaluation @k of its wait, the end of a relax:
+ * that relax is its pending stretch, re-timed by a change of its core's
+ * share before then (sim_work_share_changed) as the loop's is. */
+static void wait_resume_at(struct sim_cpu *c, uint64_t k)
+{
+	c->work = wait_relax(c, k, sim_cpu_slow(c));
+	c->work_end = grid_time(&c->wait, k);
+	c->state = SIM_CPU_READY;
+	sim_evq_push(&c->sim->q, &c->ev, c->work_end);
+}
+
+/* Parked raw loop @c is touched at @t: it replays the iteration @t falls
+ * in up to @t (@reads_first: its reads at @t come first) and goes on from
+ * there, as a speculation rewound at @t does. */
+static void park_wake(struct sim_cpu *c, sim_time_t t, bool reads_first)
+{
+	struct sim_wait *w = &c->wait;
+
+	park_replay_from(c, grid_time(w, grid_index_after(w, t) - 1), t,
+			 reads_first);
+	unwatch_all(c);
+	c->state = SIM_CPU_READY;
+	sim_evq_push(&c->sim->q, &c->ev, t);
+}
+
+/*
+ * @wr's write (a store, an atomic, a stcx.) takes @line from every other
+ * cache at @t: a raw spin that reads it (speculating, or parked) replays
+ * up to @t and reads it from there as the loop does, a miss that waits
+ * for the write (session 20: it learned of the write only when the value
+ * changed, at the store's commit, and read the line as held in between;
+ * the loop with an event per iteration missed).  An event-driven wait
+ * learns at the commit, as before: its evaluations read values.
+ */
+static void line_taken(struct sim *s, size_t line, const struct sim_cpu *wr,
+		       sim_time_t t)
+{
+	struct sim_watch *w = s->mem.lines[line].watchers;
+
+	while (w) {
+		struct sim_watch *next = w->next;
+		struct sim_cpu *c = w->cpu;
+
+		/* (A speculation that ended before @t stands as it ran.) */
+		if (c == wr)
+			;
+		else if (w->rspin && t <= c->rs->te)
+			sim_rspin_abort_at(c, t, sim_cpu_first_at(s, c, t));
+		else if (c->wait.raw && c->state == SIM_CPU_WAITING)
+			park_wake(c, t, sim_cpu_first_at(s, c, t));
+		w = next;
+	}
 }
 
 static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
@@ -1360,6 +1485,20 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		/* A read set holds each line once, so @next is another cpu's. */
 		unwatch_all(c);
 		c->wakeups++;
+		if (wt->raw) {
+			/*
+			 * A parked raw loop replays the iteration the write
+			 * falls in from its start up to the write (its reads
+			 * before it see the old bytes, the later ones, of this
+			 * line or another, the new), as a speculation rewound
+			 * there does (session 20; it resumed at the first
+			 * iteration whose first read of the line came after
+			 * the write, one late when the line was read twice).
+			 */
+			park_wake(c, t, sim_cpu_first_at(s, c, t));
+			w = next;
+			continue;
+		}
 		if (wt->budget != SIM_BUDGET_NONE && k > wt->budget) {
 			/* The timeout event at r_{budget+1} comes first. */
 			w = next;
@@ -1367,8 +1506,7 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
 		}
 		if (wt->budget != SIM_BUDGET_NONE)
 			wt->result = wt->budget - (k - 1);
-		c->state = SIM_CPU_READY;
-		sim_evq_push(&s->q, &c->ev, grid_time(wt, k));
+		wait_resume_at(c, k);
 		w = next;
 	}
 }
@@ -1382,11 +1520,13 @@ static void wake_watchers(struct sim *s, size_t line, sim_time_t t)
  */
 void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 			       const uint64_t *versions, const sim_time_t *offs,
-			       unsigned int n, sim_time_t period)
+			       unsigned int n, sim_time_t period,
+			       sim_time_t relax_raw)
 {
 	struct sim *s = c->sim;
 	struct sim_mem *m = &s->mem;
 	struct sim_wait *w = &c->wait;
+	sim_time_t relax = sim_cpu_scale(c, relax_raw);
 
 	QSIM_BUG_ON(w->active || w->nwatch || n > SIM_WAIT_MAX_LINES || !n);
 	for (unsigned int i = 0; i < n; i++)
@@ -1394,6 +1534,12 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 			return; /* changed at the very end: just go on */
 	w->grid0_ps = c->now_ps;
 	w->period_ps = period ? period : 1;
+	/* Each iteration: its reads, then its relax, which ends at a grid
+	 * point; the one just done ended at grid0. */
+	w->relax_raw = relax_raw;
+	w->reads_ps = period - SIM_MIN(relax, period);
+	sim_stretch_set(&w->rx, c->now_ps - SIM_MIN(relax, c->now_ps),
+			relax_raw);
 	w->every = 0;
 	w->budget = SIM_BUDGET_NONE;
 	w->result = SIM_BUDGET_NONE;
@@ -1422,10 +1568,16 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 
 /*
  * A waiting cpu whose core's share changed at @t, and with it this
- * thread's speed: a parked raw loop, or an event-driven wait.  The
- * relaxes it issued before @t took the old share's time; from its first
- * evaluation after @t it goes on at the new share, as the loop it stands
- * for would (each relax timed at the share it is issued at).  Before
+ * thread's speed (from @old_slow): a parked raw loop, or an event-driven
+ * wait.  The relax in progress at @t, or the next one if @t falls in an
+ * evaluation's reads, is re-timed by the rule every stretch of pipeline
+ * work follows (sim_stretch_retime: what was done by @t at the old speed,
+ * the rest at the new), and the iterations after it go at the new share,
+ * as the loop it stands for does (session 20).  Before, the evaluation
+ * after @t kept its time and a relax issued after @t, inside that
+ * evaluation's reads, kept the old share, where the loop with an event
+ * per iteration timed it as of its last sync and the speculated loop's
+ * replay at its issue (docs/design.md, "Raw spin loops").  Before
  * session 15 an event-driven wait kept the share it began at for the
  * whole wait: with SMT siblings changing state, its evaluations fell
  * behind or ahead of the loop's, and a steal race at a freed lock went
@@ -1433,44 +1585,52 @@ void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
  * polling).
  *
  * An event-driven wait is re-timed in place (session 16): its grid is
- * re-based at that evaluation, k, which keeps its time, and the grid goes
- * on from there at the new period; the relax keeps its jitter draw, the
- * watches stay, a bounded wait's timeout moves with the grid.  Session 15
- * woke the cpu at evaluation k to re-evaluate and block again: the same
- * times but an event for each change, and a fresh jitter draw where the
- * loop keeps going.  A parked raw loop still resumes at evaluation k: its
- * period is the loop's own (sim/rspin.c), which re-times itself.
+ * re-based at the end of that relax and goes on from there at the new
+ * period; the relax keeps its jitter draw, the watches stay, a bounded
+ * wait's timeout moves with the grid.  A parked raw loop resumes at the
+ * end of that relax: its period is the loop's own (sim/rspin.c), which
+ * re-times itself.
  */
-void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
+void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
 {
 	struct sim_wait *w = &c->wait;
-	sim_time_t period;
+	struct sim_stretch st;
+	sim_time_t period, end;
 	uint64_t k;
 
 	/* Blocked in the wait (watching its lines), not in a line's queue
 	 * for one of its reads. */
-	if (c->state != SIM_CPU_WAITING || !w->nwatch)
+	if (c->state != SIM_CPU_WAITING || !w->nwatch || !old_slow)
 		return;
-	/* An evaluation due at @t itself takes the new share if the change
-	 * comes first there (its relax is timed after its reads). */
-	k = grid_index_from(c, t, t);
-	/* A bounded wait whose timeout comes first stands as it is. */
-	if (!w->raw && w->budget != SIM_BUDGET_NONE && k > w->budget)
-		return;
-	if (w->raw) {
+	/* The relax that ends at evaluation k is the one in progress at
+	 * @t, or the next one.  A bounded wait whose timeout came first
+	 * stands as it is. */
+	k = grid_index_after(w, t);
+	if (w->raw && k >= 2) {
+		/* A parked raw loop replays the iteration it is in up to @t
+		 * and goes on at the new share, as a speculation rewound at
+		 * @t does (its reads after @t still see what they see). */
+		park_replay_from(c, grid_time(w, k - 1), t,
+				 sim_cpu_first_at(c->sim, c, t));
+		c->rs->slow_after = sim_cpu_slow(c);
 		unwatch_all(c);
 		c->state = SIM_CPU_READY;
-		sim_evq_push(&c->sim->q, &c->ev, grid_time(w, k));
+		sim_evq_push(&c->sim->q, &c->ev, t);
 		return;
 	}
+	if (w->budget != SIM_BUDGET_NONE && k > w->budget + 1)
+		return;
+	st = wait_relax(c, k, old_slow);
+	end = sim_stretch_retime(&st, old_slow, sim_cpu_slow(c), t);
 	period = w->reads_ps + sim_cpu_scale(c, w->relax_raw);
 	if (!period)
 		period = 1;
-	if (period == w->period_ps)
+	if (period == w->period_ps && end == grid_time(w, k))
 		return;
 	/* Evaluation k becomes the grid's first; its counter, and every
 	 * later one's, stays what it was (grid_time's folded checks). */
-	w->grid0_ps = grid_time(w, k);
+	w->grid0_ps = end;
+	w->rx = st;
 	w->period_ps = period;
 	c->sim->wait_retimes++;
 	if (w->budget == SIM_BUDGET_NONE)
@@ -1481,34 +1641,28 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t)
 }
 
 /*
- * A cpu whose pending event is the end of a stretch of work (it yielded
- * at it: the stretch passed the horizon) and whose core's share changed
- * at @t inside the stretch: the work done by @t went at the old speed,
- * the rest goes at the new one (session 16; before, a stretch kept the
- * speed it began at, so a critical section or think time stretched by
- * a busy sibling stayed stretched after the sibling went idle).  Ends
- * not re-timed: a stretch an interrupt or an undispatch cut (its rest is
- * then a carry, timed at the speed it had), and relaxes, which are
- * timed at issue as the loop's are.  Unscaled work done is rounded
- * down, so a change and its reversal at one instant may move the end by
- * a picosecond.
+ * A cpu whose pending event is the end of a stretch of work or of a relax
+ * (it yielded at it: the stretch passed the horizon) and whose core's
+ * share changed at @t before that end: re-timed by sim_stretch_retime
+ * (session 16 for work; session 20 for relaxes, and for a stretch issued
+ * after @t, which a cpu past the horizon timed before the change was
+ * applied: it kept the old speed whole).  Ends not re-timed: a stretch
+ * an interrupt or an undispatch cut (its rest is then a carry, timed at
+ * the speed it had).  Unscaled work done is rounded down, so a change
+ * and its reversal at one instant may move the end by a picosecond.
  */
 void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
 {
-	sim_time_t done, left;
-
 	/* (A cpu queued for a line is WAITING; one served, not yet run,
-	 * has the serve as its event.) */
+	 * has the serve as its event; a rewound speculation re-times its
+	 * own relaxes in its replay, sim_relax.) */
 	if (c->state != SIM_CPU_READY || c->lq_grant ||
 	    !sim_event_queued(&c->ev) || c->ev.time_ps != c->work_end ||
-	    t < c->work_from || t >= c->work_end || !old_slow)
+	    t >= c->work_end || !old_slow ||
+	    (c->rs && c->rs->phase != SIM_RS_OFF))
 		return;
-	done = (sim_time_t)(((unsigned __int128)(t - c->work_from) << 16) /
-			    old_slow);
-	left = c->work_ps > done ? c->work_ps - done : 0;
-	c->work_from = t;
-	c->work_ps = left;
-	c->work_end = t + sim_cpu_scale(c, left);
+	c->work_end =
+		sim_stretch_retime(&c->work, old_slow, sim_cpu_slow(c), t);
 	sim_evq_push(&c->sim->q, &c->ev, c->work_end);
 }
 
@@ -1633,10 +1787,17 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 	 * the wait stretched it and so ran slower than the loop it stands
 	 * for). */
 	hit = m->cost.hit_ps;
+	/* The relax is a stretch as the loop's is (sim_relax): past the
+	 * horizon, the cpu syncs at its end, where a change of the share
+	 * that came before re-times it. */
+	sim_stretch_set(&w->rx, c->now_ps, w->relax_raw);
+	c->work = w->rx;
 	c->now_ps += relax;
+	c->work_end = c->now_ps;
 	if (budget != SIM_BUDGET_NONE && --budget == 0) {
 		w->nlines = 0;
 		w->nreads = 0;
+		sim_cpu_sync(c);
 		return 0;
 	}
 	w->grid0_ps = c->now_ps;
@@ -1654,8 +1815,10 @@ uint64_t coroutine_fn sim_wait_block(struct sim_cpu *c, uint64_t budget)
 		QSIM_BUG_ON(budget == SIM_BUDGET_NONE,
 			    "unbounded wait on cpu %u reads no shared memory",
 			    c->id);
-		/* Nothing can change the outcome: spend the whole budget. */
-		c->now_ps = grid_time(w, budget + 1);
+		/* Nothing can change the outcome: spend the whole budget
+		 * (its last relax the pending stretch). */
+		c->now_ps = c->work_end = grid_time(w, budget + 1);
+		c->work = wait_relax(c, budget + 1, sim_cpu_slow(c));
 		sim_cpu_sync(c);
 		return 0;
 	}

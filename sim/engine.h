@@ -161,6 +161,13 @@ struct sim_rspin {
 	bool until_reads;
 	sim_time_t te; /* where the speculation ended */
 	uint32_t slow; /* the core's share at the checkpoint (sim_cpu_slow) */
+	/* Its share from until on: slow, unless the event there changed it
+	 * (a sibling's change of level; sim_rspin_core_changed). */
+	uint32_t slow_after;
+	/* Rewound by a stop or an interrupt at until (cpu_stop): what it
+	 * was doing then is cut, its rest timed at the speed it had, as a
+	 * stretch cut there is; later changes of the share do not touch it. */
+	bool cut;
 	sim_time_t loop_cost; /* the raw loop's relax (jittered once) */
 	/* Steady-state detection: a snapshot of the caller's frames at the
 	 * first relax of a speculation, compared at the second. */
@@ -171,6 +178,11 @@ struct sim_rspin {
 	uint64_t snap_counters[SIM_CPU_COUNTERS];
 	unsigned int snap_nlines;
 	sim_time_t iter_start, iter_off[SIM_RSPIN_LINES];
+	/* A parked loop woken inside an iteration (a write, a stop, an
+	 * interrupt, a change of its core's share): it replays that
+	 * iteration from t0 up to the event (sim_raw_park's caller,
+	 * spec_park). */
+	bool park_replay;
 	uint32_t iter_read; /* lines read in this iteration (bit i) */
 	bool iter_filled;   /* a read waited for a fill this iteration */
 	bool timed;	    /* the clock was read since the snapshot */
@@ -178,6 +190,23 @@ struct sim_rspin {
 	 * to the first operation that is not a read or a relax. */
 	bool spin_acct, spin_acct_ck, spin_acct_saved;
 };
+
+/* A stretch of unscaled pipeline work (a computation or a relax): from
+ * @from, @ps and @frac / 2^32 ps of it (the fraction a re-timing part
+ * way leaves: sim_stretch_retime). */
+struct sim_stretch {
+	sim_time_t from, ps;
+	uint32_t frac;
+};
+
+/* A fresh stretch of @ps from @from. */
+static inline void sim_stretch_set(struct sim_stretch *st, sim_time_t from,
+				   sim_time_t ps)
+{
+	st->from = from;
+	st->ps = ps;
+	st->frac = 0;
+}
 
 struct sim_wait {
 	bool active; /* between sim_wait_begin and sim_wait_end */
@@ -193,10 +222,14 @@ struct sim_wait {
 	sim_time_t period_ps; /* cost of one failed iteration */
 	sim_time_t reads_ps;  /* its reads (hits, whatever the SMT share) */
 	sim_time_t relax_raw; /* its relax, jittered, before the SMT share */
-	uint64_t budget;      /* evaluations left from grid0, or NONE */
-	uint32_t every;	      /* folded checks every this many, or 0 */
-	sim_time_t extra_ps;  /* cost of a folded check */
-	uint32_t fold_every;  /* sim_wait_block_every's request */
+	/* The relax that ends at grid0 (the first evaluation): all of
+	 * relax_raw from its issue, unless a change of the share re-timed
+	 * it part way. */
+	struct sim_stretch rx;
+	uint64_t budget;     /* evaluations left from grid0, or NONE */
+	uint32_t every;	     /* folded checks every this many, or 0 */
+	sim_time_t extra_ps; /* cost of a folded check */
+	uint32_t fold_every; /* sim_wait_block_every's request */
 	unsigned int fold_normal;
 	sim_time_t fold_extra_ps;
 	uint64_t result; /* evaluations left when woken */
@@ -245,11 +278,12 @@ struct sim_cpu {
 	 * local time and count of looks that found it unchanged. */
 	uint32_t guard_n, guard_stuck;
 	sim_time_t guard_at;
-	/* The latest stretch of work (sim_cpu_work): from, its end as timed
-	 * and the unscaled work in it, to re-time what is left of it when
-	 * its core's SMT share changes while it is the cpu's pending event
+	/* The latest stretch of work or relax (sim_cpu_work, sim_relax) and
+	 * its end as timed, to re-time what is left of it when its core's
+	 * SMT share changes while it is the cpu's pending event
 	 * (sim_work_share_changed). */
-	sim_time_t work_from, work_end, work_ps;
+	struct sim_stretch work;
+	sim_time_t work_end;
 	bool hmt_low;	   /* at low SMT priority (HMT_low) */
 	bool relax_yields; /* the machine's cpu_relax() yields (topo) */
 	unsigned int core; /* pcpu / smt, set at dispatch */
@@ -471,11 +505,50 @@ static inline uint32_t sim_cpu_slow(const struct sim_cpu *c)
 						   : s->slow_busy[nb][nl];
 }
 
+/* @ps of work at the speed factor @slow (65536 = 1). */
+static inline sim_time_t sim_slow_scale(uint32_t slow, sim_time_t ps)
+{
+	return slow == 65536 ? ps : (ps * slow) >> 16;
+}
+
 static inline sim_time_t sim_cpu_scale(const struct sim_cpu *c, sim_time_t ps)
 {
-	uint32_t slow = sim_cpu_slow(c);
+	return sim_slow_scale(sim_cpu_slow(c), ps);
+}
 
-	return slow == 65536 ? ps : (ps * slow) >> 16;
+/*
+ * Stretch @st, timed at speed @old, whose core's share moves the speed to
+ * @now at @t, before the stretch's end as timed: the part done by @t went
+ * at the old speed, the rest goes at the new one, and a stretch issued at
+ * or after @t (timed before the change was applied) goes wholly at the
+ * new one.  @st becomes the rest; returns its end.  Every path (a
+ * computation, a relax of the loop with an event per iteration, of a
+ * speculated loop's replay, of a parked loop and of an event-driven wait)
+ * re-times by this one rule and this arithmetic, so they agree to the
+ * picosecond (session 20; before, a relax was timed at the share at its
+ * issue and each path judged its issue differently: docs/design.md, "Raw
+ * spin loops").  The work done is kept to 2^-32 ps: a change and its
+ * reversal at one instant then give back the end as first timed exactly
+ * (the error, under old / 2^48 ps, stays below the 2^-16 ps grain of a
+ * timed end), so one re-timing for several changes at an instant (a
+ * replay's) gives what re-timing for each (the loop's) gives.
+ */
+static inline sim_time_t sim_stretch_retime(struct sim_stretch *st,
+					    uint32_t old, uint32_t now,
+					    sim_time_t t)
+{
+	unsigned __int128 rest = ((unsigned __int128)st->ps << 32) | st->frac;
+
+	if (t > st->from) {
+		unsigned __int128 done =
+			((unsigned __int128)(t - st->from) << 48) / old;
+
+		rest = rest > done ? rest - done : 0;
+		st->from = t;
+	}
+	st->ps = (sim_time_t)(rest >> 32);
+	st->frac = (uint32_t)rest;
+	return st->from + (sim_time_t)((rest * now) >> 48);
 }
 
 /* Raw spin loops (sim/rspin.c). */
@@ -493,13 +566,15 @@ static inline void sim_rspin_timed(struct sim_cpu *c)
 }
 void coroutine_fn sim_raw_park(struct sim_cpu *c, const size_t *lines,
 			       const uint64_t *versions, const sim_time_t *offs,
-			       unsigned int n, sim_time_t period);
-/* @c's core's SMT share changed at @t: a parked raw loop or an
- * event-driven wait of @c goes on at the new share from its first
- * evaluation after @t. */
-void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t);
-/* @c's core's share changed at @t, its own speed from @old_slow: a
- * stretch of work it is in goes on at the new speed. */
+			       unsigned int n, sim_time_t period,
+			       sim_time_t relax_raw);
+/* @c's core's SMT share changed at @t, its speed from @old_slow: a parked
+ * raw loop or an event-driven wait of @c re-times the relax it is in or
+ * issues next (sim_stretch_retime) and goes on at the new share. */
+void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow);
+/* @c's core's share changed at @t, its own speed from @old_slow: the
+ * stretch of work or relax that is its pending event is re-timed
+ * (sim_stretch_retime). */
 void sim_work_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow);
 /* A read of @line in a speculation or replay: true if done. */
 bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line);
@@ -575,8 +650,7 @@ static inline void coroutine_fn sim_cpu_sync(struct sim_cpu *c)
  * of the core's SMT share part way, the rest goes at the new speed. */
 static inline void coroutine_fn sim_cpu_work(struct sim_cpu *c, sim_time_t ps)
 {
-	c->work_from = c->now_ps;
-	c->work_ps = ps;
+	sim_stretch_set(&c->work, c->now_ps, ps);
 	c->now_ps += sim_cpu_scale(c, ps);
 	c->work_end = c->now_ps;
 	sim_cpu_sync(c);

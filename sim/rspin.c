@@ -245,7 +245,17 @@ static void coroutine_fn spec_park(struct sim_cpu *c, struct sim_rspin *rs)
 	spec_end(c, rs, true);
 	rs->cap = RSPIN_CAP_MIN;
 	sim_raw_park(c, rs->lines, rs->versions, rs->iter_off, rs->nlines,
-		     period);
+		     period, rs->loop_cost);
+	if (rs->park_replay) {
+		/* Woken inside an iteration (engine.c's park_replay_from):
+		 * replay it from its start, t0. */
+		rs->park_replay = false;
+		rs->resume_ps = c->now_ps;
+		c->now_ps = rs->t0;
+		swap_lines(c, rs, true);
+		rs->phase = SIM_RS_REPLAY;
+		replay_check(c, rs);
+	}
 }
 
 static void iter_reset(struct sim_cpu *c, struct sim_rspin *rs)
@@ -344,12 +354,23 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 		if (rs->pure_steps == 2)
 			rs->loop_cost = cost;
 	}
-	/* In a replay the core's share is the checkpoint's: a change of it
-	 * would have ended the speculation. */
-	if (rs->phase == SIM_RS_REPLAY)
-		c->now_ps += (cost * rs->slow) >> 16;
-	else
+	/* A relax is a stretch of pipeline work (sim_stretch_retime).  In a
+	 * replay the core's share is the checkpoint's up to the event that
+	 * ended the speculation, and from it slow_after: a relax across it,
+	 * or issued after it, is re-timed there as the loop's is. */
+	if (rs->phase == SIM_RS_REPLAY) {
+		sim_time_t end = c->now_ps + sim_slow_scale(rs->slow, cost);
+
+		sim_stretch_set(&c->work, c->now_ps, cost);
+		if (end > rs->until && rs->slow_after != rs->slow)
+			end = sim_stretch_retime(&c->work, rs->slow,
+						 rs->slow_after, rs->until);
+		c->now_ps = end;
+	} else {
+		sim_stretch_set(&c->work, c->now_ps, cost);
 		c->now_ps += sim_cpu_scale(c, cost);
+	}
+	c->work_end = c->now_ps;
 	switch (rs->phase) {
 	case SIM_RS_SPEC:
 		s->rspin_relaxes++;
@@ -365,8 +386,14 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 		return;
 	case SIM_RS_REPLAY:
 		replay_check(c, rs);
+		if (rs->phase == SIM_RS_OFF)
+			sim_cpu_sync(c); /* as below */
 		return;
 	case SIM_RS_OFF:
+		/* Past the horizon, the loop syncs at the relax's end, its
+		 * pending event: a change of the share before then re-times
+		 * it (sim_work_share_changed). */
+		sim_cpu_sync(c);
 		if (rs->pure_steps < 2 || !c->dispatched)
 			return;
 		if (s->rspin_on) {
@@ -432,7 +459,14 @@ bool coroutine_fn sim_rspin_read(struct sim_cpu *c, size_t line)
 			 * (line_blocked): neither is a spin. */
 			if (!sim_read_hits(c, line) ||
 			    rs->nlines == SIM_RSPIN_LINES) {
-				spec_end(c, rs, false);
+				/* Ended here, still in the loop: whether this
+				 * read is a spin is judged when it is done for
+				 * real (sim_access), in time order, where a
+				 * sibling's miss may have begun a fill of the
+				 * line into this cache (session 20: the loop
+				 * was taken as left, its relax drawn afresh). */
+				spec_end(c, rs, true);
+				rs->cap = RSPIN_CAP_MIN;
 				return false;
 			}
 			i = (int)rs->nlines++;
@@ -514,6 +548,8 @@ bool sim_rspin_abort_at(struct sim_cpu *c, sim_time_t x, bool reads_first)
 	rs->phase = SIM_RS_REWIND;
 	rs->until = SIM_MAX(x, rs->t0);
 	rs->until_reads = reads_first && x >= rs->t0;
+	rs->slow_after = rs->slow;
+	rs->cut = false;
 	/* It ran too far: start the next one on a short leash again. */
 	rs->cap = RSPIN_CAP_MIN;
 	s->rspin_aborts++;
@@ -546,11 +582,17 @@ void sim_rspin_core_changed(struct sim *s, int pcpu, sim_time_t t,
 			 * changed its level ahead of the event clock, past
 			 * such an end; it now syncs first, so t <= te here
 			 * and this is a guard.) */
-			if (t <= o->rs->te)
-				sim_rspin_abort_at(o, t,
-						   sim_cpu_first_at(s, o, t));
+			if (t <= o->rs->te &&
+			    sim_rspin_abort_at(o, t, sim_cpu_first_at(s, o, t)))
+				o->rs->slow_after = sim_cpu_slow(o);
+		} else if (o && o->rs && o->rs->phase == SIM_RS_REWIND) {
+			/* Rewound at t by an earlier event there that did not
+			 * cut what it was doing (a write, a change of the
+			 * share): its replay goes on from t at this share. */
+			if (t == o->rs->until && !o->rs->cut)
+				o->rs->slow_after = sim_cpu_slow(o);
 		} else if (o) {
-			sim_wait_share_changed(o, t);
+			sim_wait_share_changed(o, t, before[p - lo]);
 			sim_work_share_changed(o, t, before[p - lo]);
 		}
 	}
