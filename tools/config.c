@@ -258,9 +258,8 @@ static const struct cfg_key cfg_keys[] = {
 	 "spin loop runs at low SMT priority, not only HMT_low ones"},
 	{"machine", "raw_spin", CT_BOOL, "true", 0, 0, NULL, OFF(raw_spin),
 	 "raw spin loops (READ_ONCE and cpu_relax) run ahead from a "
-	 "checkpoint instead of an event per iteration; kernel-tree runs "
-	 "on SMT cores differ from off, in short 2x runs by more than noise "
-	 "(docs/kernel-tree.md, Limits)"},
+	 "checkpoint instead of an event per iteration, with the same "
+	 "results (docs/design.md, Raw spin loops)"},
 	{"machine", "memory", CT_ENUM, "sc", 0, 0, sim_memory_name, OFF(memory),
 	 "memory model (docs/memory-model.md): sc, sequentially consistent; "
 	 "tso, FIFO store buffers; power, stores visible out of order and "
