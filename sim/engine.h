@@ -272,7 +272,6 @@ struct sim_cpu {
 	void *arg;
 	struct sim_lineq *lq; /* the line whose source it waits for, or NULL */
 	struct sim_lineq *lq_grant; /* the line that served it, not yet run */
-	unsigned int lq_idx;	    /* its place in that line's queue */
 	enum sim_access lq_kind;    /* the access it waits to make */
 	/* The guard (sim_guard): accesses since the last look, and the
 	 * local time and count of looks that found it unchanged. */
