@@ -386,9 +386,10 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 		return;
 	case SIM_RS_REPLAY:
 		replay_check(c, rs);
-		if (rs->phase == SIM_RS_OFF)
-			sim_cpu_sync(c); /* as below */
-		return;
+		if (rs->phase != SIM_RS_OFF)
+			return;
+		/* The replay ended in this relax: on as below. */
+		/* fallthrough */
 	case SIM_RS_OFF:
 		/* Past the horizon, the loop syncs at the relax's end, its
 		 * pending event: a change of the share before then re-times
