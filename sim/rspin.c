@@ -331,6 +331,25 @@ static void coroutine_fn spec_start(struct sim_cpu *c, struct sim_rspin *rs)
 	iter_reset(c, rs);
 }
 
+/* The end of a relax outside a speculation: past the horizon, the loop
+ * syncs at the relax's end, its pending event (a change of the share
+ * before then re-times it, sim_work_share_changed); from its second pure
+ * step it speculates. */
+static void coroutine_fn relax_end_off(struct sim_cpu *c, struct sim_rspin *rs)
+{
+	sim_cpu_sync(c);
+	if (rs->pure_steps < 2 || !c->dispatched)
+		return;
+	if (c->sim->rspin_on) {
+		rs->slow = sim_cpu_slow(c);
+		spec_start(c, rs);
+	} else if (!rs->spin_acct && c->acct_state == SIM_ACCT_RUN) {
+		/* The same accounting without speculation. */
+		sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
+		rs->spin_acct = true;
+	}
+}
+
 void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 			    const void *frame)
 {
@@ -386,25 +405,14 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 		return;
 	case SIM_RS_REPLAY:
 		replay_check(c, rs);
-		if (rs->phase != SIM_RS_OFF)
-			return;
-		/* The replay ended in this relax: on as below. */
-		/* fallthrough */
+		/* A replay that ends in this relax goes on as the loop does
+		 * (session 21: it ran two more iterations with an event each
+		 * before speculating again). */
+		if (rs->phase == SIM_RS_OFF)
+			relax_end_off(c, rs);
+		return;
 	case SIM_RS_OFF:
-		/* Past the horizon, the loop syncs at the relax's end, its
-		 * pending event: a change of the share before then re-times
-		 * it (sim_work_share_changed). */
-		sim_cpu_sync(c);
-		if (rs->pure_steps < 2 || !c->dispatched)
-			return;
-		if (s->rspin_on) {
-			rs->slow = sim_cpu_slow(c);
-			spec_start(c, rs);
-		} else if (!rs->spin_acct && c->acct_state == SIM_ACCT_RUN) {
-			/* The same accounting without speculation. */
-			sim_cpu_set_acct(c, SIM_ACCT_SPIN, c->now_ps);
-			rs->spin_acct = true;
-		}
+		relax_end_off(c, rs);
 		return;
 	case SIM_RS_WAIT:
 	case SIM_RS_REWIND:
