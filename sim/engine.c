@@ -1488,11 +1488,9 @@ static void line_taken(struct sim *s, size_t line, const struct sim_cpu *wr,
 		struct sim_cpu *c = w->cpu;
 
 		/* (A speculation that ended before @t stands as it ran.) */
-		if (c == wr)
-			;
-		else if (w->rspin && t <= c->rs->te)
+		if (c != wr && w->rspin && t <= c->rs->te)
 			sim_rspin_abort_at(c, t, sim_cpu_first_at(s, c, t));
-		else if (c->wait.raw && c->state == SIM_CPU_WAITING)
+		else if (c != wr && c->wait.raw && c->state == SIM_CPU_WAITING)
 			park_wake(c, t, sim_cpu_first_at(s, c, t));
 		w = next;
 	}
@@ -1652,12 +1650,8 @@ void sim_wait_share_changed(struct sim_cpu *c, sim_time_t t, uint32_t old_slow)
 		/* A parked raw loop replays the iteration it is in up to @t
 		 * and goes on at the new share, as a speculation rewound at
 		 * @t does (its reads after @t still see what they see). */
-		park_replay_from(c, grid_time(w, k - 1), t,
-				 sim_cpu_first_at(c->sim, c, t));
+		park_wake(c, t, sim_cpu_first_at(c->sim, c, t));
 		c->rs->slow_after = sim_cpu_slow(c);
-		unwatch_all(c);
-		c->state = SIM_CPU_READY;
-		sim_evq_push(&c->sim->q, &c->ev, t);
 		return;
 	}
 	if (w->budget != SIM_BUDGET_NONE && k > w->budget + 1)

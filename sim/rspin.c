@@ -377,16 +377,15 @@ void coroutine_fn sim_relax(struct sim_cpu *c, sim_time_t base_ps,
 	 * replay the core's share is the checkpoint's up to the event that
 	 * ended the speculation, and from it slow_after: a relax across it,
 	 * or issued after it, is re-timed there as the loop's is. */
+	sim_stretch_set(&c->work, c->now_ps, cost);
 	if (rs->phase == SIM_RS_REPLAY) {
 		sim_time_t end = c->now_ps + sim_slow_scale(rs->slow, cost);
 
-		sim_stretch_set(&c->work, c->now_ps, cost);
 		if (end > rs->until && rs->slow_after != rs->slow)
 			end = sim_stretch_retime(&c->work, rs->slow,
 						 rs->slow_after, rs->until);
 		c->now_ps = end;
 	} else {
-		sim_stretch_set(&c->work, c->now_ps, cost);
 		c->now_ps += sim_cpu_scale(c, cost);
 	}
 	c->work_end = c->now_ps;
