@@ -388,6 +388,53 @@ static char *write_case(const char *dir, int n, const char *figures)
 	return path;
 }
 
+/*
+ * qsim probe from the command line: on one CPU (no pair to ping-pong, a
+ * test-and-set of one thread) it measures, prints the keys and writes
+ * them as a scenario fragment that loads; bad CPU lists are refused
+ * before anything runs.  Nothing here looks at the figures themselves
+ * (they are this host's timings).
+ */
+START_TEST(test_probe_cli)
+{
+	g_autofree char *dir = tu_tmpdir("qsim-probe-XXXXXX");
+	g_autofree char *ini = g_build_filename(dir, "host.ini", NULL);
+	g_autofree char *json = g_build_filename(dir, "host.json", NULL);
+	g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+	ck_assert_int_eq(qsim(&out, &err, "probe", "--quick", "--cpus", "0",
+			      "--ini", ini, "--json", json, NULL),
+			 0);
+	ck_assert(strstr(out, "ping-pong one way, same chip"));
+	ck_assert(strstr(out, "none (no such pair)"));
+	ck_assert(strstr(out, "cost.hit"));
+	ck_assert(strstr(out, "test-and-set lock"));
+	ck_assert(g_file_get_contents(ini, &text, NULL, NULL));
+	ck_assert(strstr(text, "[cost]"));
+	ck_assert(strstr(text, "hit="));
+	ck_assert(!strstr(text, "\nchip="));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	/* the fragment is a scenario's keys */
+	ck_assert_int_eq(qsim(&out, &err, "check-config", ini, NULL), 0);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_clear_pointer(&text, g_free);
+	ck_assert(g_file_get_contents(json, &text, NULL, NULL));
+	ck_assert(strstr(text, "\"hit_ns\""));
+	ck_assert(strstr(text, "\"tas\""));
+
+	ck_assert_int_eq(qsim(&out, &err, "probe", "--cpus", "0-x", NULL), 1);
+	ck_assert(strstr(err, "--cpus 0-x: a CPU list"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert_int_eq(qsim(&out, &err, "probe", "--cpus", "100000", NULL),
+			 1);
+	ck_assert(strstr(err, "cpu100000/topology/physical_package_id"));
+	tu_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_validate)
 {
 	g_autofree char *dir = tu_tmpdir("qsim-val-XXXXXX");
@@ -1109,6 +1156,7 @@ int main(void)
 	tcase_add_test(tc, test_scenarios_and_docs);
 	tcase_add_test(tc, test_bench_compare);
 	tcase_add_test(tc, test_validate);
+	tcase_add_test(tc, test_probe_cli);
 	tcase_add_test(tc, test_outputs_where_pointed);
 	tcase_add_test(tc, test_torture_rows_and_options);
 	suite_add_tcase(s, tc);

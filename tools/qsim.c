@@ -29,6 +29,7 @@
 #include "sim/mm.h"
 #include "tools/bench.h"
 #include "tools/validate.h"
+#include "tools/probe.h"
 #include "tools/compare.h"
 #include "tools/trace.h"
 #include "tools/plot.h"
@@ -66,6 +67,11 @@ static void usage(FILE *out)
 		"[--dir DIR] [--markdown FILE]\n"
 		"        simulated against published figures "
 		"(scenarios/validation)\n"
+		"  probe [--quick] [--cpus LIST] [--ini FILE] [--json FILE]\n"
+		"        this host's own cache, atomic, barrier and SMT "
+		"figures as [machine]\n"
+		"        and [cost] keys, and its test-and-set lock against "
+		"the model's; not a test\n"
 		"  compare [FILE.ini...] [--vary K=V1,V2] [--tagged T] "
 		"[--where K=V;...] [--seeds N]\n"
 		"          [--fail-if METRIC:worse[:PCT]] [--json F] [--csv "
@@ -1768,6 +1774,42 @@ static int cmd_bench(int argc, char **argv)
 	return bench_main(&o, stdout);
 }
 
+static int cmd_probe(int argc, char **argv)
+{
+	g_autofree char *ini = NULL, *json = NULL, *cpus = NULL;
+	g_autofree char *sysfs = NULL;
+	gboolean quick = FALSE;
+	g_autoptr(GOptionContext) ctx = g_option_context_new("");
+	GOptionEntry entries[] = {
+		{"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+		 "a tenth of the measuring time (rougher figures)", NULL},
+		{"cpus", 0, 0, G_OPTION_ARG_STRING, &cpus,
+		 "measure on these CPUs only (a list such as 0-3,8; default "
+		 "every CPU this process may use)",
+		 "LIST"},
+		{"ini", 0, 0, G_OPTION_ARG_FILENAME, &ini,
+		 "write the derived [machine] and [cost] keys here", "FILE"},
+		{"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
+		 "write the measurements here as JSON", "FILE"},
+		{"sysfs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME,
+		 &sysfs, "read the topology from this sysfs root", "DIR"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	struct probe_opts o = {0};
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!parse_no_args(ctx, "qsim probe", &argc, &argv) ||
+	    !out_path_ok("qsim probe", "--ini", ini, false) ||
+	    !out_path_ok("qsim probe", "--json", json, false))
+		return EXIT_INPUT;
+	o.quick = quick;
+	o.cpus = cpus;
+	o.ini = ini;
+	o.json = json;
+	o.sysfs = sysfs;
+	return probe_main(&o, stdout) ? EXIT_INPUT : EXIT_OK;
+}
+
 /* scenarios/validation here, or else in the source tree qsim came from. */
 static char *validation_dir(void)
 {
@@ -1874,6 +1916,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_bench(argc - 1, argv + 1);
 	if (strcmp(argv[1], "validate") == 0)
 		return cmd_validate(argc - 1, argv + 1);
+	if (strcmp(argv[1], "probe") == 0)
+		return cmd_probe(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		if (argc > 2 && (strcmp(argv[2], "--help") == 0 ||

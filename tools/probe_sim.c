@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qsim probe's simulated side: the model's own ping-pong, whose time
+ * turns a measured ping-pong into a transfer cost, and the model's
+ * test-and-set curve to set beside the host's (tools/probe.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "qsim_kernel.h"
+#include "tools/config.h"
+#include "tools/model.h"
+#include "tools/probe.h"
+
+/* Round trips simulated, and how many of the first are left out (the
+ * line's first fill from memory). */
+#define PP_ROUNDS 400
+#define PP_SKIP	  40
+
+struct pp {
+	uint64_t *flag;
+	bool first; /* writes the odd values and times the round trips */
+	sim_time_t t0, t1;
+};
+
+static void pp_main(struct sim_cpu *c, void *arg)
+{
+	struct pp *p = arg;
+
+	for (uint64_t i = 0; i < PP_ROUNDS; i++) {
+		if (p->first) {
+			if (i == PP_SKIP)
+				p->t0 = c->now_ps;
+			WRITE_ONCE(*p->flag, 2 * i + 1);
+			smp_cond_load_relaxed(p->flag, VAL == 2 * i + 2);
+		} else {
+			smp_cond_load_relaxed(p->flag, VAL == 2 * i + 1);
+			WRITE_ONCE(*p->flag, 2 * i + 2);
+		}
+	}
+	if (p->first)
+		p->t1 = c->now_ps;
+}
+
+double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps)
+{
+	/* Two threads a core, two cores a chip, a domain a core: pCPU 1 is
+	 * pCPU 0's sibling, 2 is on the same chip, 4 on the other. */
+	static const struct sim_topo topo = {
+		.smt = 2,
+		.cores_per_chip = 2,
+		.cache_cores = 1,
+		.npcpus = 8,
+		.smt_tput = {100, 200},
+	};
+	static const int peer[PD_NR] = {1, 2, 4};
+	struct sim_cost cost = {0};
+	struct pp a = {0}, b = {0};
+	struct sim_cpu *ca, *cb;
+	struct sim *s = g_new0(struct sim, 1);
+	double ns;
+
+	cost.hit_ps = (sim_time_t)MAX(hit_ps, 0);
+	cost.smt_ps = cost.chip_ps = cost.remote_ps = cost.mem_ps =
+		(sim_time_t)MAX(xfer_ps, 0);
+	cost.read_fanout = 1;
+	sim_init(s, 1 << 16, 128, &cost, &topo, 64 << 10);
+	/* No jitter, two cpus: the seed picks nothing that changes the
+	 * time, but the arbitration's stream must be seeded. */
+	sim_set_seed(s, 1);
+	a.flag = b.flag = sim_mem_alloc(&s->mem, 128, 128);
+	a.first = true;
+	ca = sim_cpu_create(s, pp_main, &a);
+	cb = sim_cpu_create(s, pp_main, &b);
+	sim_mem_seal(&s->mem);
+	sim_cpu_dispatch(ca, 0, 0);
+	sim_cpu_dispatch(cb, 0, peer[d]);
+	sim_run(s, SIM_S);
+	ns = a.t1 > a.t0 ? (double)(a.t1 - a.t0) / SIM_NS /
+				   (2.0 * (PP_ROUNDS - PP_SKIP))
+			 : NAN;
+	sim_destroy(s);
+	g_free(s);
+	return ns;
+}
+
+/* The scenario of one point of the curve: @n threads, each on a core of
+ * its own on one chip, a tas lock, no critical section, no think time. */
+static char *tas_text(const char *preset, GKeyFile *keys, unsigned int n,
+		      unsigned int cc, unsigned int seed)
+{
+	static const char *const skip[] = {"preset", "smt", "cores_per_chip",
+					   "pcpus"};
+	static const char *const groups[] = {"machine", "cost"};
+	GString *t = g_string_new(NULL);
+
+	g_string_append_printf(t,
+			       "[run]\nduration = 2ms\nwarmup = 200us\n"
+			       "seed = %u\n[machine]\npreset = %s\nsmt = 1\n"
+			       "cores_per_chip = %u\npcpus = %u\n",
+			       seed, preset, (n + cc - 1) / cc * cc, n);
+	for (size_t g = 0; keys && g < G_N_ELEMENTS(groups); g++) {
+		g_auto(GStrv) k =
+			g_key_file_get_keys(keys, groups[g], NULL, NULL);
+
+		if (g == 1)
+			g_string_append(t, "[cost]\n");
+		for (size_t i = 0; k && k[i]; i++) {
+			g_autofree char *v = NULL;
+			bool skipped = false;
+
+			for (size_t j = 0; g == 0 && j < G_N_ELEMENTS(skip);
+			     j++)
+				skipped |= strcmp(k[i], skip[j]) == 0;
+			if (skipped)
+				continue;
+			v = g_key_file_get_value(keys, groups[g], k[i], NULL);
+			g_string_append_printf(t, "%s = %s\n", k[i], v);
+		}
+	}
+	g_string_append_printf(
+		t,
+		"[hypervisor]\npolicy = rr\n[partition]\n"
+		"vcpus = %u\nshared = false\n[lock]\ntype = tas\n"
+		"[workload]\ncs = 0\nthink = 0\n",
+		n);
+	return g_string_free(t, FALSE);
+}
+
+#define TAS_SEEDS 3
+
+bool probe_sim_tas(const char *preset, GKeyFile *keys,
+		   const struct probe_figs *f, double *ns, double *spread,
+		   GError **err)
+{
+	/* A chip holds whole cache domains: its cores are rounded up to a
+	 * multiple of the domain's (the threads take the first n). */
+	g_autofree char *base =
+		g_strdup_printf("[machine]\npreset = %s\n", preset);
+	g_autoptr(qsim_config) pc = cfg_load_text("(preset)", base, NULL, err);
+	unsigned int cc;
+
+	if (!pc)
+		return false;
+	cc = pc->cache_cores ? pc->cache_cores : 1;
+	if (keys && g_key_file_has_key(keys, "machine", "cache_cores", NULL))
+		cc = (unsigned int)MAX(g_key_file_get_integer(keys, "machine",
+							      "cache_cores",
+							      NULL),
+				       1);
+	for (unsigned int i = 0; i < f->ntas; i++) {
+		double sum_ns = 0, sum_sp = 0;
+
+		for (unsigned int s = 1; s <= TAS_SEEDS; s++) {
+			g_autofree char *text = tas_text(
+				preset, keys, f->tas_threads[i], cc, s);
+			struct qsim_config *cfg;
+			struct qsim_results r;
+			uint64_t acq = 0;
+
+			cfg = cfg_load_text("(qsim probe)", text, NULL, err);
+			if (!cfg)
+				return false;
+			if (!qsim_model_run(cfg, &r, err)) {
+				cfg_free(cfg);
+				return false;
+			}
+			for (unsigned int l = 0; l < r.nlocks; l++)
+				acq += r.locks[l].acquisitions;
+			sum_ns += acq ? (double)r.measured_ps / SIM_NS /
+						  (double)acq
+				      : NAN;
+			sum_sp += r.acq_min > 0 ? (double)r.acq_max /
+							  (double)r.acq_min
+						: INFINITY;
+			qsim_results_clear(&r);
+			cfg_free(cfg);
+		}
+		ns[i] = sum_ns / TAS_SEEDS;
+		spread[i] = sum_sp / TAS_SEEDS;
+	}
+	return true;
+}
