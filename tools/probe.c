@@ -724,6 +724,54 @@ static bool tas_point(const int *cpus, unsigned int n, double secs, double *ns,
 	return true;
 }
 
+static void atom_fn(struct pthr *t)
+{
+	uint64_t *w = t->arg, n = 0;
+
+	while (!__atomic_load_n(&t->ctl->stop, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(w, 1, __ATOMIC_RELAXED);
+		n++;
+	}
+	t->count = n;
+}
+
+static bool atom_point(const int *cpus, unsigned int n, double secs, double *ns,
+		       GError **err)
+{
+	struct pthr *t = g_new0(struct pthr, n);
+	uint64_t *word = NULL;
+	double v[3];
+
+	if (posix_memalign((void **)&word, 256, 256)) {
+		g_free(t);
+		return false;
+	}
+	for (int k = 0; k < 3; k++) {
+		uint64_t sum = 0;
+		double el;
+
+		*word = 0;
+		for (unsigned int i = 0; i < n; i++) {
+			t[i].cpu = cpus[i];
+			t[i].fn = atom_fn;
+			t[i].arg = word;
+		}
+		el = run_threads(t, n, secs / 3, err);
+		if (el < 0) {
+			free(word);
+			g_free(t);
+			return false;
+		}
+		for (unsigned int i = 0; i < n; i++)
+			sum += t[i].count;
+		v[k] = sum ? el * 1e9 / (double)sum : NAN;
+	}
+	*ns = median3(v[0], v[1], v[2]);
+	free(word);
+	g_free(t);
+	return true;
+}
+
 /* --- measuring --- */
 
 static bool measure(const struct probe_topo *t, bool quick,
@@ -829,14 +877,15 @@ static bool measure(const struct probe_topo *t, bool quick,
 		if (first)
 			tcpu[ncores++] = t->cpu[i].id;
 	}
-	fprintf(out, ", test-and-set");
+	fprintf(out, ", test-and-set and atomic adds");
 	fflush(out);
 	for (unsigned int n = 1; n <= ncores && f->ntas < PROBE_TAS_MAX;
 	     n *= 2) {
 		f->tas_threads[f->ntas] = n;
 		if (!tas_point(tcpu, n, tas_secs, &f->tas_ns[f->ntas],
 			       &f->tas_spread[f->ntas], &f->tas_run[f->ntas],
-			       err))
+			       err) ||
+		    !atom_point(tcpu, n, tas_secs, &f->atom_ns[f->ntas], err))
 			return false;
 		f->ntas++;
 	}
@@ -1134,18 +1183,36 @@ static void print_tas(FILE *out, const struct probe_figs *f, const char *preset,
 		"  threads      host ns  spread     run   qsim %-7s ns  "
 		"spread   qsim probed ns  spread\n",
 		preset);
-	for (unsigned int i = 0; i < f->ntas; i++)
+	for (unsigned int i = 0; i < f->ntas; i++) {
+		char run[32] = "      -"; /* one thread: no change of owner */
+
+		if (f->tas_threads[i] > 1)
+			snprintf(run, sizeof(run), "%7.1f", f->tas_run[i]);
 		fprintf(out,
-			"  %7u   %10.1f  %6.2f  %6.1f   %15.1f  %6.2f   "
+			"  %7u   %10.1f  %6.2f %s   %15.1f  %6.2f   "
 			"%14.1f  %6.2f\n",
-			f->tas_threads[i], f->tas_ns[i], f->tas_spread[i],
-			f->tas_run[i], pre_ns[i], pre_sp[i], pro_ns[i],
-			pro_sp[i]);
+			f->tas_threads[i], f->tas_ns[i], f->tas_spread[i], run,
+			pre_ns[i], pre_sp[i], pro_ns[i], pro_sp[i]);
+	}
+}
+
+static void print_atom(FILE *out, const struct probe_figs *f,
+		       const char *preset, const double *pre, const double *pro)
+{
+	fprintf(out,
+		"\natomic adds to one word, the same threads (ns per add, "
+		"all threads together)\n"
+		"  threads      host ns   qsim %-7s ns   qsim probed ns\n",
+		preset);
+	for (unsigned int i = 0; i < f->ntas; i++)
+		fprintf(out, "  %7u   %10.1f   %15.1f   %14.1f\n",
+			f->tas_threads[i], f->atom_ns[i], pre[i], pro[i]);
 }
 
 static bool write_json(const char *path, const struct probe_topo *t,
 		       const struct probe_figs *f, GKeyFile *kf,
-		       const double *pre_ns, const double *pro_ns, GError **err)
+		       const double *pre_ns, const double *pro_ns,
+		       const double *pre_at, const double *pro_at, GError **err)
 {
 	static const char *const dn[PD_NR] = {"smt", "chip", "remote"};
 	g_autoptr(JsonBuilder) b = json_builder_new();
@@ -1210,9 +1277,12 @@ static bool write_json(const char *path, const struct probe_topo *t,
 		json_builder_add_int_value(b, f->tas_threads[i]);
 		NUM("host_ns", f->tas_ns[i]);
 		NUM("host_spread", f->tas_spread[i]);
-		NUM("host_run", f->tas_run[i]);
+		NUM("host_run", f->tas_threads[i] > 1 ? f->tas_run[i] : -1);
 		NUM("qsim_preset_ns", pre_ns[i]);
 		NUM("qsim_probed_ns", pro_ns[i]);
+		NUM("host_atomic_ns", f->atom_ns[i]);
+		NUM("qsim_preset_atomic_ns", pre_at[i]);
+		NUM("qsim_probed_atomic_ns", pro_at[i]);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
@@ -1270,6 +1340,7 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	const char *preset;
 	double pre_ns[PROBE_TAS_MAX], pre_sp[PROBE_TAS_MAX];
 	double pro_ns[PROBE_TAS_MAX], pro_sp[PROBE_TAS_MAX];
+	double pre_at[PROBE_TAS_MAX], pro_at[PROBE_TAS_MAX];
 	struct utsname u;
 	int rc = 1;
 
@@ -1297,13 +1368,16 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	if (!measure(&t, o->quick, &f, out, &err) ||
 	    !probe_derive(&t, &f, preset, kf, notes, &err) ||
 	    !probe_sim_tas(preset, NULL, &f, pre_ns, pre_sp, &err) ||
-	    !probe_sim_tas(preset, kf, &f, pro_ns, pro_sp, &err)) {
+	    !probe_sim_tas(preset, kf, &f, pro_ns, pro_sp, &err) ||
+	    !probe_sim_atomic(preset, NULL, &f, pre_at, &err) ||
+	    !probe_sim_atomic(preset, kf, &f, pro_at, &err)) {
 		fprintf(stderr, "qsim probe: %s\n",
 			err ? err->message : "a measurement failed");
 		goto out;
 	}
 	print_figs(out, &t, &f, kf, notes, preset);
 	print_tas(out, &f, preset, pre_ns, pre_sp, pro_ns, pro_sp);
+	print_atom(out, &f, preset, pre_at, pro_at);
 	if (o->ini) {
 		g_autofree char *body = g_key_file_to_data(kf, NULL, NULL);
 		g_autofree char *text = g_strdup_printf(
@@ -1317,7 +1391,8 @@ int probe_main(const struct probe_opts *o, FILE *out)
 			goto out;
 		}
 	}
-	if (o->json && !write_json(o->json, &t, &f, kf, pre_ns, pro_ns, &err)) {
+	if (o->json && !write_json(o->json, &t, &f, kf, pre_ns, pro_ns, pre_at,
+				   pro_at, &err)) {
 		fprintf(stderr, "qsim probe: %s\n", err->message);
 		goto out;
 	}

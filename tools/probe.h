@@ -86,6 +86,9 @@ struct probe_figs {
 	/* acquisitions per change of owner (1: every acquisition a
 	 * hand-off; more: the holder takes it again on its own) */
 	double tas_run[PROBE_TAS_MAX];
+	/* the same threads adding to one word with a relaxed atomic: ns per
+	 * add over all of them */
+	double atom_ns[PROBE_TAS_MAX];
 };
 
 void probe_figs_init(struct probe_figs *f);
@@ -122,6 +125,15 @@ double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps);
 bool probe_sim_tas(const char *preset, GKeyFile *keys,
 		   const struct probe_figs *f, double *ns, double *spread,
 		   GError **err);
+
+/*
+ * The model's contended atomic: @f's thread counts, each cpu on a core
+ * of its own on one chip adding to one word in a loop for 20 us (the
+ * preset's atomics, llsc or locked, and @keys' costs): ns per add over
+ * all of them.  (tools/probe_sim.c)
+ */
+bool probe_sim_atomic(const char *preset, GKeyFile *keys,
+		      const struct probe_figs *f, double *ns, GError **err);
 
 struct probe_opts {
 	bool quick;	   /* shorter measurements */

@@ -129,6 +129,97 @@ static char *tas_text(const char *preset, GKeyFile *keys, unsigned int n,
 
 #define TAS_SEEDS 3
 
+/* The chip's cores, rounded up to whole cache domains, and the preset's
+ * (or the keys') domain size. */
+static bool domain_cores(const char *preset, GKeyFile *keys, unsigned int *cc,
+			 GError **err)
+{
+	g_autofree char *base =
+		g_strdup_printf("[machine]\npreset = %s\n", preset);
+	g_autoptr(qsim_config) pc = cfg_load_text("(preset)", base, NULL, err);
+
+	if (!pc)
+		return false;
+	*cc = pc->cache_cores ? pc->cache_cores : 1;
+	if (keys && g_key_file_has_key(keys, "machine", "cache_cores", NULL))
+		*cc = (unsigned int)MAX(g_key_file_get_integer(keys, "machine",
+							       "cache_cores",
+							       NULL),
+					1);
+	return true;
+}
+
+struct ca {
+	atomic_t *v;
+	sim_time_t end;
+	uint64_t n;
+};
+
+static void ca_main(struct sim_cpu *c, void *arg)
+{
+	struct ca *a = arg;
+
+	while (c->now_ps < a->end) {
+		atomic_add(1, a->v);
+		a->n++;
+	}
+}
+
+#define CA_TIME (20 * SIM_US)
+
+bool probe_sim_atomic(const char *preset, GKeyFile *keys,
+		      const struct probe_figs *f, double *ns, GError **err)
+{
+	unsigned int cc;
+
+	if (!domain_cores(preset, keys, &cc, err))
+		return false;
+	for (unsigned int i = 0; i < f->ntas; i++) {
+		unsigned int n = f->tas_threads[i];
+		g_autofree char *text = tas_text(preset, keys, n, cc, 1);
+		g_autoptr(qsim_config) cfg =
+			cfg_load_text("(qsim probe)", text, NULL, err);
+		struct sim_topo topo = {0};
+		struct sim *s;
+		struct ca *a;
+		atomic_t *v;
+		uint64_t sum = 0;
+
+		if (!cfg)
+			return false;
+		topo.smt = 1;
+		topo.cores_per_chip = cfg->cores_per_chip;
+		topo.cache_cores = cfg->cache_cores;
+		topo.npcpus = n;
+		topo.hmt_low_pct = cfg->hmt_low_pct;
+		topo.llsc = strcmp(cfg->atomics, "llsc") == 0;
+		topo.relax_yields = cfg->relax_yields;
+		memcpy(topo.smt_tput, cfg->smt_tput, sizeof(topo.smt_tput));
+		s = g_new0(struct sim, 1);
+		a = g_new0(struct ca, n);
+		sim_init(s, 1 << 16, cfg->line_bytes, &cfg->cost, &topo,
+			 64 << 10);
+		sim_set_seed(s, 1);
+		v = sim_mem_alloc(&s->mem, sizeof(*v), cfg->line_bytes);
+		for (unsigned int k = 0; k < n; k++) {
+			a[k].v = v;
+			a[k].end = CA_TIME;
+			sim_cpu_create(s, ca_main, &a[k]);
+		}
+		sim_mem_seal(&s->mem);
+		for (unsigned int k = 0; k < n; k++)
+			sim_cpu_dispatch(s->cpus[k], 0, (int)k);
+		sim_run(s, 2 * CA_TIME);
+		for (unsigned int k = 0; k < n; k++)
+			sum += a[k].n;
+		ns[i] = sum ? (double)CA_TIME / SIM_NS / (double)sum : NAN;
+		sim_destroy(s);
+		g_free(a);
+		g_free(s);
+	}
+	return true;
+}
+
 bool probe_sim_tas(const char *preset, GKeyFile *keys,
 		   const struct probe_figs *f, double *ns, double *spread,
 		   GError **err)
