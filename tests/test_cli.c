@@ -435,6 +435,36 @@ START_TEST(test_probe_cli)
 }
 END_TEST
 
+/* tools/ipi-rate.sh runs its command, keeps its exit code and prints
+ * the rates and the busy share over the command's time. */
+START_TEST(test_ipi_rate_script)
+{
+	const char *script = QSIM_SOURCE_DIR "/tools/ipi-rate.sh";
+	char *ok[] = {"sh", (char *)script, "true", NULL};
+	char *bad[] = {"sh", (char *)script, "sh", "-c", "exit 3", NULL};
+	char *none[] = {"sh", (char *)script, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	gint status;
+
+	ck_assert(g_spawn_sync(NULL, ok, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+			       &out, &err, &status, NULL));
+	ck_assert(g_spawn_check_wait_status(status, NULL));
+	ck_assert_msg(strstr(out, ", exit 0, busy "), "%s", out);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert(g_spawn_sync(NULL, bad, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+			       &out, &err, &status, NULL));
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	ck_assert_msg(strstr(out, ", exit 3, busy "), "%s", out);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	ck_assert(g_spawn_sync(NULL, none, NULL, G_SPAWN_SEARCH_PATH, NULL,
+			       NULL, &out, &err, &status, NULL));
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ck_assert(strstr(err, "usage: tools/ipi-rate.sh COMMAND"));
+}
+END_TEST
+
 START_TEST(test_validate)
 {
 	g_autofree char *dir = tu_tmpdir("qsim-val-XXXXXX");
@@ -1157,6 +1187,7 @@ int main(void)
 	tcase_add_test(tc, test_bench_compare);
 	tcase_add_test(tc, test_validate);
 	tcase_add_test(tc, test_probe_cli);
+	tcase_add_test(tc, test_ipi_rate_script);
 	tcase_add_test(tc, test_outputs_where_pointed);
 	tcase_add_test(tc, test_torture_rows_and_options);
 	suite_add_tcase(s, tc);
