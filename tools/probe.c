@@ -357,6 +357,7 @@ static double run_threads(struct pthr *t, unsigned int n, double secs,
 	for (unsigned int i = 0; i < n; i++) {
 		t[i].ctl = ctl;
 		t[i].count = 0;
+		t[i].changes = 0;
 		t[i].secs = 0;
 		if (pthread_create(&t[i].th, NULL, pthr_main, &t[i])) {
 			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
@@ -679,51 +680,6 @@ static void tas_fn(struct pthr *t)
 	t->changes = changes;
 }
 
-static bool tas_point(const int *cpus, unsigned int n, double secs, double *ns,
-		      double *spread, double *run, GError **err)
-{
-	struct pthr *t = g_new0(struct pthr, n);
-	uint32_t *lock = NULL;
-	double v[3], s[3], r[3];
-
-	if (posix_memalign((void **)&lock, 256, 256)) {
-		g_free(t);
-		return false;
-	}
-	for (int k = 0; k < 3; k++) {
-		uint64_t sum = 0, lo = UINT64_MAX, hi = 0, ch = 0;
-		double el;
-
-		lock[0] = lock[1] = 0;
-		for (unsigned int i = 0; i < n; i++) {
-			t[i].cpu = cpus[i];
-			t[i].fn = tas_fn;
-			t[i].arg = lock;
-		}
-		el = run_threads(t, n, secs / 3, err);
-		if (el < 0) {
-			free(lock);
-			g_free(t);
-			return false;
-		}
-		for (unsigned int i = 0; i < n; i++) {
-			sum += t[i].count;
-			lo = MIN(lo, t[i].count);
-			hi = MAX(hi, t[i].count);
-			ch += t[i].changes;
-		}
-		v[k] = sum ? el * 1e9 / (double)sum : NAN;
-		s[k] = lo ? (double)hi / (double)lo : INFINITY;
-		r[k] = ch ? (double)sum / (double)ch : INFINITY;
-	}
-	*ns = median3(v[0], v[1], v[2]);
-	*spread = median3(s[0], s[1], s[2]);
-	*run = median3(r[0], r[1], r[2]);
-	free(lock);
-	g_free(t);
-	return true;
-}
-
 static void atom_fn(struct pthr *t)
 {
 	uint64_t *w = t->arg, n = 0;
@@ -735,41 +691,59 @@ static void atom_fn(struct pthr *t)
 	t->count = n;
 }
 
-static bool atom_point(const int *cpus, unsigned int n, double secs, double *ns,
-		       GError **err)
+/*
+ * @n threads running @fn on one 256-byte line (zeroed before each try)
+ * on @cpus: ns per operation over all of them, and (if asked) the
+ * per-thread max / min and the operations per change of owner (what
+ * tas_fn counts).  Medians of three tries.
+ */
+static bool contend_point(const int *cpus, unsigned int n, double secs,
+			  void (*fn)(struct pthr *), double *ns, double *spread,
+			  double *run, GError **err)
 {
 	struct pthr *t = g_new0(struct pthr, n);
-	uint64_t *word = NULL;
-	double v[3];
+	uint64_t *line = NULL;
+	double v[3], s[3], r[3];
+	bool ok = true;
 
-	if (posix_memalign((void **)&word, 256, 256)) {
+	if (posix_memalign((void **)&line, 256, 256)) {
 		g_free(t);
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+			    "out of memory");
 		return false;
 	}
-	for (int k = 0; k < 3; k++) {
-		uint64_t sum = 0;
+	for (int k = 0; k < 3 && ok; k++) {
+		uint64_t sum = 0, lo = UINT64_MAX, hi = 0, ch = 0;
 		double el;
 
-		*word = 0;
+		memset(line, 0, 256);
 		for (unsigned int i = 0; i < n; i++) {
 			t[i].cpu = cpus[i];
-			t[i].fn = atom_fn;
-			t[i].arg = word;
+			t[i].fn = fn;
+			t[i].arg = line;
 		}
 		el = run_threads(t, n, secs / 3, err);
-		if (el < 0) {
-			free(word);
-			g_free(t);
-			return false;
-		}
-		for (unsigned int i = 0; i < n; i++)
+		ok = el >= 0;
+		for (unsigned int i = 0; ok && i < n; i++) {
 			sum += t[i].count;
+			lo = MIN(lo, t[i].count);
+			hi = MAX(hi, t[i].count);
+			ch += t[i].changes;
+		}
 		v[k] = sum ? el * 1e9 / (double)sum : NAN;
+		s[k] = lo ? (double)hi / (double)lo : INFINITY;
+		r[k] = ch ? (double)sum / (double)ch : INFINITY;
 	}
-	*ns = median3(v[0], v[1], v[2]);
-	free(word);
+	if (ok) {
+		*ns = median3(v[0], v[1], v[2]);
+		if (spread)
+			*spread = median3(s[0], s[1], s[2]);
+		if (run)
+			*run = median3(r[0], r[1], r[2]);
+	}
+	free(line);
 	g_free(t);
-	return true;
+	return ok;
 }
 
 /* --- measuring --- */
@@ -882,10 +856,11 @@ static bool measure(const struct probe_topo *t, bool quick,
 	for (unsigned int n = 1; n <= ncores && f->ntas < PROBE_TAS_MAX;
 	     n *= 2) {
 		f->tas_threads[f->ntas] = n;
-		if (!tas_point(tcpu, n, tas_secs, &f->tas_ns[f->ntas],
-			       &f->tas_spread[f->ntas], &f->tas_run[f->ntas],
-			       err) ||
-		    !atom_point(tcpu, n, tas_secs, &f->atom_ns[f->ntas], err))
+		if (!contend_point(tcpu, n, tas_secs, tas_fn,
+				   &f->tas_ns[f->ntas], &f->tas_spread[f->ntas],
+				   &f->tas_run[f->ntas], err) ||
+		    !contend_point(tcpu, n, tas_secs, atom_fn,
+				   &f->atom_ns[f->ntas], NULL, NULL, err))
 			return false;
 		f->ntas++;
 	}
@@ -1302,6 +1277,31 @@ static bool write_json(const char *path, const struct probe_topo *t,
 	}
 }
 
+/* The share of the host's CPU time busy over @secs (from /proc/stat's
+ * first line: user, nice, system, irq, softirq and steal against idle
+ * and iowait), or -1 if it cannot be read. */
+static double host_busy(double secs)
+{
+	double v[2][2];
+
+	for (int k = 0; k < 2; k++) {
+		g_autofree char *text = NULL;
+		unsigned long long u, n, sy, id, io, irq, sirq, st = 0;
+
+		if (k)
+			g_usleep((gulong)(secs * 1e6));
+		if (!g_file_get_contents("/proc/stat", &text, NULL, NULL) ||
+		    sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &u, &n, &sy, &id, &io, &irq, &sirq, &st) < 7)
+			return -1;
+		v[k][0] = (double)(u + n + sy + irq + sirq + st);
+		v[k][1] = (double)(id + io);
+	}
+	if (v[1][0] + v[1][1] <= v[0][0] + v[0][1])
+		return -1;
+	return (v[1][0] - v[0][0]) / (v[1][0] + v[1][1] - v[0][0] - v[0][1]);
+}
+
 static bool host_cpus(const char *list, GArray *ids, GError **err)
 {
 	cpu_set_t set;
@@ -1357,13 +1357,25 @@ int probe_main(const struct probe_opts *o, FILE *out)
 		fprintf(out, "qsim probe: %s, Linux %s %s\n", u.nodename,
 			u.release, u.machine);
 	fprintf(out,
-		"%u CPUs: %u chip%s, up to %u core%s a chip, %u thread%s a "
+		"%u CPU%s: %u chip%s, up to %u core%s a chip, %u thread%s a "
 		"core, %u core%s a cache domain%s, %u-byte lines\n",
-		t.n, t.nchips, t.nchips == 1 ? "" : "s", t.cores_per_chip,
-		t.cores_per_chip == 1 ? "" : "s", t.smt, t.smt == 1 ? "" : "s",
-		t.cache_cores, t.cache_cores == 1 ? "" : "s",
+		t.n, t.n == 1 ? "" : "s", t.nchips, t.nchips == 1 ? "" : "s",
+		t.cores_per_chip, t.cores_per_chip == 1 ? "" : "s", t.smt,
+		t.smt == 1 ? "" : "s", t.cache_cores,
+		t.cache_cores == 1 ? "" : "s",
 		t.have_caches ? "" : " (no cache files: a core each)",
 		t.line_size ? t.line_size : 128);
+	{
+		/* Other work on the CPUs makes every figure wrong: say so. */
+		double busy = host_busy(0.2);
+
+		if (busy > 0.1)
+			fprintf(out,
+				"WARNING: the host was %.0f%% busy before the "
+				"probe began: its figures measure that load "
+				"too; run it on an idle machine\n",
+				busy * 100);
+	}
 	probe_figs_init(&f);
 	if (!measure(&t, o->quick, &f, out, &err) ||
 	    !probe_derive(&t, &f, preset, kf, notes, &err) ||
