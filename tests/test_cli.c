@@ -3,10 +3,12 @@
  * End to end through the qsim binary: summary format, exit codes, the
  * store, and replay of a violation.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -395,14 +397,43 @@ static char *write_case(const char *dir, int n, const char *figures)
  * before anything runs.  Nothing here looks at the figures themselves
  * (they are this host's timings).
  */
+/* The first CPUs this process may run on (the test may run under a
+ * taskset), as a --cpus list of up to @n; how many there were. */
+static unsigned int allowed_cpus(unsigned int n, char *list, size_t len)
+{
+	cpu_set_t set;
+	unsigned int k = 0;
+
+	list[0] = 0;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int i = 0; i < CPU_SETSIZE && k < n; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		g_snprintf(list + strlen(list), len - strlen(list), "%s%d",
+			   k ? "," : "", i);
+		k++;
+	}
+	return k;
+}
+
+/*
+ * qsim probe from the command line: on one CPU (no pair to ping-pong, a
+ * test-and-set of one thread) it measures, prints the keys and writes
+ * them as a scenario fragment that loads; on two, the threaded harness
+ * (ping-pong, contended lock and adds) runs to its end.  Bad CPU lists
+ * are refused before anything runs.  Nothing here looks at the figures
+ * themselves (they are this host's timings).
+ */
 START_TEST(test_probe_cli)
 {
 	g_autofree char *dir = tu_tmpdir("qsim-probe-XXXXXX");
 	g_autofree char *ini = g_build_filename(dir, "host.ini", NULL);
 	g_autofree char *json = g_build_filename(dir, "host.json", NULL);
 	g_autofree char *out = NULL, *err = NULL, *text = NULL;
+	char one[64], two[64], twice[80];
 
-	ck_assert_int_eq(qsim(&out, &err, "probe", "--quick", "--cpus", "0",
+	ck_assert_uint_ge(allowed_cpus(1, one, sizeof(one)), 1);
+	ck_assert_int_eq(qsim(&out, &err, "probe", "--quick", "--cpus", one,
 			      "--ini", ini, "--json", json, NULL),
 			 0);
 	ck_assert(strstr(out, "ping-pong one way, same chip"));
@@ -424,8 +455,24 @@ START_TEST(test_probe_cli)
 	ck_assert(strstr(text, "\"hit_ns\""));
 	ck_assert(strstr(text, "\"tas\""));
 
+	if (allowed_cpus(2, two, sizeof(two)) == 2) {
+		ck_assert_int_eq(qsim(&out, &err, "probe", "--quick", "--cpus",
+				      two, NULL),
+				 0);
+		/* two threads' rows, in both tables */
+		ck_assert_msg(strstr(out, "\n        2 "), "%s", out);
+		ck_assert(strstr(out, "atomic adds to one word"));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+	}
+
 	ck_assert_int_eq(qsim(&out, &err, "probe", "--cpus", "0-x", NULL), 1);
 	ck_assert(strstr(err, "--cpus 0-x: a CPU list"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_snprintf(twice, sizeof(twice), "%s,%s", one, one);
+	ck_assert_int_eq(qsim(&out, &err, "probe", "--cpus", twice, NULL), 1);
+	ck_assert(strstr(err, "given twice"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
 	ck_assert_int_eq(qsim(&out, &err, "probe", "--cpus", "100000", NULL),

@@ -248,6 +248,28 @@ START_TEST(test_derive)
 	ck_key(kf, "machine", "hmt_low", "0");
 	ck_key(kf, "cost", "spin_relax", "5000ps");
 	ck_assert(!g_key_file_has_key(kf, "cost", "remote", NULL));
+
+	/* A core that doubles its work with two threads gives a thread its
+	 * full speed at any weight: 0.9 beside a low sibling cannot be a
+	 * weight, no key.  A one-way ping-pong of 5 ms (a disturbed
+	 * measurement) would be a transfer beyond the key's 1 ms: left out
+	 * with a note.  POWER10's relax is not what the probe issues. */
+	g_key_file_free(g_steal_pointer(&kf));
+	kf = g_key_file_new();
+	g_hash_table_remove_all(notes);
+	f.tput[1] = 2.0;
+	f.low_speed = 0.9;
+	f.oneway_ns[PD_CHIP] = 5e6;
+	ck_assert(probe_derive(&t, &f, "power10", kf, notes, &err));
+	ck_assert(!g_key_file_has_key(kf, "machine", "hmt_low", NULL));
+	ck_assert(strstr(g_hash_table_lookup(notes, "machine.hmt_low"),
+			 "not set"));
+	ck_assert(!g_key_file_has_key(kf, "cost", "chip", NULL));
+	ck_assert(strstr(g_hash_table_lookup(notes, "cost.chip"),
+			 "outside the key's 0 to 1 ms"));
+	ck_assert(!g_key_file_has_key(kf, "cost", "relax", NULL));
+	ck_assert(!g_key_file_has_key(kf, "cost", "spin_relax", NULL));
+	ck_key(kf, "cost", "smt", "4000ps");
 	probe_topo_clear(&t);
 	tu_rm_rf(root);
 }

@@ -254,6 +254,22 @@ static inline void host_relax(void)
 #endif
 }
 
+/* A full barrier as Linux's smp_mb() makes it: on x86-64 a locked add
+ * to the stack (since Linux 4.15; mfence before), on POWER `sync`, on
+ * arm64 `dmb ish`; elsewhere the compiler's. */
+static inline void host_mb(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("lock addl $0,-4(%%rsp)" ::: "memory", "cc");
+#elif defined(__powerpc64__) || defined(__powerpc__)
+	__asm__ __volatile__("sync" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dmb ish" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 /* A spin loop's start and end (powerpc's low and medium priority). */
 static inline void host_spin_begin(void)
 {
@@ -485,7 +501,7 @@ static void loop_fn(struct pthr *t)
 	case 1:
 		for (uint64_t i = 0; i < l->n; i++) {
 			__atomic_store_n(&store_word, i, __ATOMIC_RELAXED);
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			host_mb();
 		}
 		break;
 	case 2:
@@ -765,35 +781,56 @@ static bool measure(const struct probe_topo *t, bool quick,
 	fprintf(out, "measuring on CPU %d", c0);
 	fflush(out);
 	f->hit_ns = chase_ns(c0, 4096, line, loops * 4, err);
+	if (isnan(f->hit_ns))
+		return false;
 	f->memory_ns = chase_ns(c0, quick ? 64u << 20 : 256u << 20, line,
 				loops / 4, err);
+	if (isnan(f->memory_ns))
+		return false;
 	f->rmw_ns = loop_ns(c0, 0, loops, err);
+	if (isnan(f->rmw_ns))
+		return false;
 	f->barrier_ns = loop_ns(c0, 1, loops, err);
+	if (isnan(f->barrier_ns))
+		return false;
 	store = loop_ns(c0, 2, loops, err);
+	if (isnan(store))
+		return false;
 	f->relax_ns = loop_ns(c0, 3, loops / 4, err);
-	if (isnan(f->hit_ns) || isnan(f->memory_ns) || isnan(f->rmw_ns) ||
-	    isnan(f->barrier_ns) || isnan(store) || isnan(f->relax_ns))
+	if (isnan(f->relax_ns))
 		return false;
 	f->barrier_ns = MAX(f->barrier_ns - store, 0);
 
-	/* Ping-pong: up to three pairs of each class, each pair's first
-	 * CPU a different one, in the order the CPUs were given. */
+	/* Ping-pong: up to three pairs of each class, no core in two pairs
+	 * of a class, in the order the CPUs were given. */
 	fprintf(out, ", ping-pong");
 	fflush(out);
 	for (int d = 0; d < PD_NR; d++) {
+		g_autoptr(GHashTable) used = g_hash_table_new(NULL, NULL);
 		double v[3];
 		unsigned int np = 0;
 
 		for (unsigned int a = 0; a < t->n && np < 3; a++) {
+			gpointer ka = GINT_TO_POINTER(t->cpu[a].core + 1);
+
+			if (g_hash_table_contains(used, ka))
+				continue;
 			for (unsigned int b = a + 1; b < t->n; b++) {
+				gpointer kb =
+					GINT_TO_POINTER(t->cpu[b].core + 1);
+
 				if (probe_topo_dist(t, a, b) !=
-				    (enum probe_dist)d)
+					    (enum probe_dist)d ||
+				    (kb != ka &&
+				     g_hash_table_contains(used, kb)))
 					continue;
 				v[np] = pingpong_ns(t->cpu[a].id, t->cpu[b].id,
 						    pp_secs, err);
 				if (isnan(v[np]))
 					return false;
 				np++;
+				g_hash_table_add(used, ka);
+				g_hash_table_add(used, kb);
 				break;
 			}
 		}
@@ -801,7 +838,8 @@ static bool measure(const struct probe_topo *t, bool quick,
 		if (!np)
 			continue;
 		qsort(v, np, sizeof(v[0]), cmp_d);
-		f->oneway_ns[d] = v[np / 2];
+		f->oneway_ns[d] =
+			np % 2 ? v[np / 2] : (v[np / 2 - 1] + v[np / 2]) / 2;
 		f->oneway_lo[d] = v[0];
 		f->oneway_hi[d] = v[np - 1];
 	}
@@ -815,30 +853,43 @@ static bool measure(const struct probe_topo *t, bool quick,
 	fflush(out);
 	{
 		void (*fns[PROBE_SMT_MAX])(struct pthr *);
-		uint64_t cnt[PROBE_SMT_MAX], alone = 0;
+		uint64_t cnt[PROBE_SMT_MAX];
+		double work[PROBE_SMT_MAX][3], low[3];
 
-		for (unsigned int k = 1; k <= nsib; k++) {
-			uint64_t sum = 0;
+		/* Three tries of each, the median of each figure. */
+		for (int k3 = 0; k3 < 3; k3++) {
+			for (unsigned int k = 1; k <= nsib; k++) {
+				uint64_t sum = 0;
 
-			for (unsigned int i = 0; i < k; i++)
-				fns[i] = work_fn;
-			if (!core_run(sib, k, fns, core_secs, cnt, err))
-				return false;
-			for (unsigned int i = 0; i < k; i++)
-				sum += cnt[i];
-			if (k == 1)
-				alone = sum;
-			f->tput[k - 1] =
-				alone ? (double)sum / (double)alone : NAN;
+				for (unsigned int i = 0; i < k; i++)
+					fns[i] = work_fn;
+				if (!core_run(sib, k, fns, core_secs, cnt, err))
+					return false;
+				for (unsigned int i = 0; i < k; i++)
+					sum += cnt[i];
+				work[k - 1][k3] = (double)sum;
+			}
+			if (nsib >= 2) {
+				fns[0] = work_fn;
+				fns[1] = low_spin_fn;
+				if (!core_run(sib, 2, fns, core_secs, cnt, err))
+					return false;
+				low[k3] = (double)cnt[0];
+			}
+		}
+		for (unsigned int k = 0; k < nsib; k++) {
+			double alone =
+				median3(work[0][0], work[0][1], work[0][2]);
+
+			f->tput[k] = alone > 0 ? median3(work[k][0], work[k][1],
+							 work[k][2]) /
+							 alone
+					       : NAN;
+			if (k == 1 && alone > 0)
+				f->low_speed =
+					median3(low[0], low[1], low[2]) / alone;
 		}
 		f->nsmt = nsib;
-		if (nsib >= 2 && alone) {
-			fns[0] = work_fn;
-			fns[1] = low_spin_fn;
-			if (!core_run(sib, 2, fns, core_secs, cnt, err))
-				return false;
-			f->low_speed = (double)cnt[0] / (double)alone;
-		}
 	}
 
 	/* Test-and-set: the first thread of each core of the first CPU's
@@ -884,6 +935,24 @@ static void set_ps(GKeyFile *kf, const char *group, const char *key, double ns)
 
 static void note(GHashTable *notes, const char *key, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
+
+/* [cost] @key = @ns if a time key takes it (0 to 1 ms); else a note
+ * that it is left out.  True when set. */
+static bool put_cost(GKeyFile *kf, GHashTable *notes, const char *key,
+		     double ns)
+{
+	g_autofree char *full = g_strdup_printf("cost.%s", key);
+
+	if (!(ns >= 0 && ns <= 1e6)) {
+		note(notes, full,
+		     "not set: %.0f ns is outside the key's 0 to 1 ms (a "
+		     "measurement disturbed?)",
+		     ns);
+		return false;
+	}
+	set_ps(kf, "cost", key, ns);
+	return true;
+}
 static void note(GHashTable *notes, const char *key, const char *fmt, ...)
 {
 	va_list ap;
@@ -930,10 +999,9 @@ static double solve_xfer(enum probe_dist d, double want, double hit,
  * w: the core delivers T(1 + w) (T interpolated), shared by weight, at
  * most 1 each: speed = min(1, T(1 + w) / (1 + w)).  Solved for w by
  * bisection (the speed falls as w grows). */
-static double low_weight(const struct probe_figs *f)
+static double low_weight(const struct probe_figs *f, double t2)
 {
 	double lo = 0, hi = 1;
-	double t2 = f->tput[1];
 
 	if (f->low_speed >= 1)
 		return 0;
@@ -971,7 +1039,7 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		g_key_file_set_integer(out, "machine", "cores_per_chip",
 				       (gint)t->cores_per_chip);
 		note(notes, "machine.cores_per_chip",
-		     "most cores of one package (of the CPUs probed)");
+		     "most cores of one package");
 	}
 	if (t->have_caches && t->cache_cores >= 1 && t->cache_cores <= 64) {
 		g_key_file_set_integer(out, "machine", "cache_cores",
@@ -1007,49 +1075,62 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		g_string_free(s, TRUE);
 	}
 	if (f->low_speed >= 0 && f->nsmt >= 2) {
-		double w = low_weight(f);
+		/* T(2) as the key has it (kept level, at least 1) */
+		double t2 = MAX(f->tput[1], 1.0);
 
-		g_key_file_set_integer(out, "machine", "hmt_low",
-				       (gint)lround(w * 100));
-		note(notes, "machine.hmt_low",
-		     "a thread beside a low-priority spinning sibling ran at "
-		     "%.3f of alone; the model's share gives that at this "
-		     "weight",
-		     f->low_speed);
+		if (t2 >= 2 && f->low_speed < 1) {
+			note(notes, "machine.hmt_low",
+			     "not set: a core that doubles its work with two "
+			     "threads gives a thread its full speed whatever "
+			     "its sibling's weight, yet one ran at %.3f",
+			     f->low_speed);
+		} else {
+			double w = low_weight(f, t2);
+
+			g_key_file_set_integer(out, "machine", "hmt_low",
+					       (gint)lround(w * 100));
+			note(notes, "machine.hmt_low",
+			     "a thread beside a low-priority spinning sibling "
+			     "ran at %.3f of alone; the model's share gives "
+			     "that at this weight",
+			     f->low_speed);
+		}
 	}
 
 	hit = f->hit_ns >= 0 ? f->hit_ns : (double)pc->cost.hit_ps / 1000;
-	if (f->hit_ns >= 0) {
-		set_ps(out, "cost", "hit", f->hit_ns);
+	if (f->hit_ns >= 0 && put_cost(out, notes, "hit", f->hit_ns)) {
 		note(notes, "cost.hit",
 		     "a dependent load walking 4 KiB at random");
 	}
-	if (f->memory_ns >= 0) {
-		set_ps(out, "cost", "memory", f->memory_ns);
+	if (f->memory_ns >= 0 && put_cost(out, notes, "memory", f->memory_ns)) {
 		note(notes, "cost.memory",
 		     "a dependent load walking a buffer far larger than the "
 		     "caches (with its TLB misses)");
 	}
-	if (f->rmw_ns >= 0) {
-		set_ps(out, "cost", "atomic", MAX(f->rmw_ns - hit, 0));
+	if (f->rmw_ns >= 0 &&
+	    put_cost(out, notes, "atomic", MAX(f->rmw_ns - hit, 0))) {
 		note(notes, "cost.atomic",
 		     "an uncontended atomic add, %.2f ns, less a hit",
 		     f->rmw_ns);
 	}
-	if (f->barrier_ns >= 0) {
-		set_ps(out, "cost", "barrier", f->barrier_ns);
+	if (f->barrier_ns >= 0 &&
+	    put_cost(out, notes, "barrier", f->barrier_ns)) {
 		note(notes, "cost.barrier",
-		     "a store and a full fence, less the store alone");
+		     "a store and smp_mb()'s instruction, less the store "
+		     "alone");
 	}
-	if (f->relax_ns >= 0) {
-		set_ps(out, "cost", "relax", f->relax_ns);
+	if (f->relax_ns >= 0 && !strcmp(preset, "power10")) {
+		note(notes, "cost.relax",
+		     "not set: POWER10's cpu_relax() is pause_short, which "
+		     "the probe does not issue (it times the priority nops)");
+	} else if (f->relax_ns >= 0 &&
+		   put_cost(out, notes, "relax", f->relax_ns)) {
 		note(notes, "cost.relax", "one cpu_relax() in a loop");
-		if (pc->relax_yields) {
-			set_ps(out, "cost", "spin_relax", f->relax_ns);
+		if (pc->relax_yields &&
+		    put_cost(out, notes, "spin_relax", f->relax_ns))
 			note(notes, "cost.spin_relax",
 			     "cpu_relax() again: on this preset a spin "
 			     "loop's iteration relaxes so");
-		}
 	}
 	for (int d = 0; d < PD_NR; d++) {
 		double got, x;
@@ -1057,8 +1138,7 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		if (f->oneway_ns[d] < 0)
 			continue;
 		x = solve_xfer((enum probe_dist)d, f->oneway_ns[d], hit, &got);
-		set_ps(out, "cost", dist_key[d], x);
-		{
+		if (put_cost(out, notes, dist_key[d], x)) {
 			g_autofree char *k =
 				g_strdup_printf("cost.%s", dist_key[d]);
 
@@ -1314,6 +1394,18 @@ static bool host_cpus(const char *list, GArray *ids, GError **err)
 				    list);
 			return false;
 		}
+		for (unsigned int i = 0; i < ids->len; i++)
+			for (unsigned int j = 0; j < i; j++)
+				if (g_array_index(ids, int, i) ==
+				    g_array_index(ids, int, j)) {
+					g_set_error(err, G_FILE_ERROR,
+						    G_FILE_ERROR_INVAL,
+						    "--cpus %s: CPU %d given "
+						    "twice",
+						    list,
+						    g_array_index(ids, int, i));
+					return false;
+				}
 		return true;
 	}
 	if (sched_getaffinity(0, sizeof(set), &set)) {
@@ -1342,29 +1434,66 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	double pro_ns[PROBE_TAS_MAX], pro_sp[PROBE_TAS_MAX];
 	double pre_at[PROBE_TAS_MAX], pro_at[PROBE_TAS_MAX];
 	struct utsname u;
+	const char *root = o->sysfs ? o->sysfs : "/sys";
+	struct probe_topo all = {0};
+	const struct probe_topo *keyt;
 	int rc = 1;
 
+	memset(&u, 0, sizeof(u));
+	if (uname(&u) != 0)
+		g_strlcpy(u.nodename, "(unknown host)", sizeof(u.nodename));
 	if (!host_cpus(o->cpus, ids, &err) ||
-	    !probe_topo_read(o->sysfs ? o->sysfs : "/sys",
-			     (const int *)(void *)ids->data, ids->len, &t,
+	    !probe_topo_read(root, (const int *)(void *)ids->data, ids->len, &t,
 			     &err)) {
 		fprintf(stderr, "qsim probe: %s\n", err->message);
 		return 1;
 	}
+	if (!t.line_size) {
+		/* no cache files: what the C library knows */
+		long ls = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+
+		if (ls >= 16 && ls <= 1024)
+			t.line_size = (unsigned int)ls;
+	}
+	/* The topology keys describe the machine, not the CPUs measured:
+	 * from every online CPU when sysfs lists them. */
+	{
+		g_autofree char *path =
+			g_strdup_printf("%s/devices/system/cpu/online", root);
+		g_autofree char *text = NULL;
+		g_autoptr(GArray) on = g_array_new(FALSE, FALSE, sizeof(int));
+
+		if (g_file_get_contents(path, &text, NULL, NULL) &&
+		    probe_parse_cpulist(g_strstrip(text), on) && on->len &&
+		    probe_topo_read(root, (const int *)(void *)on->data,
+				    on->len, &all, NULL))
+			all.line_size = t.line_size;
+		else
+			probe_topo_clear(&all);
+	}
+	keyt = all.n ? &all : &t;
 	g_file_get_contents("/proc/cpuinfo", &cpuinfo, NULL, NULL);
 	preset = probe_preset_for(cpuinfo);
-	if (uname(&u) == 0)
-		fprintf(out, "qsim probe: %s, Linux %s %s\n", u.nodename,
-			u.release, u.machine);
+	fprintf(out, "qsim probe: %s, Linux %s %s\n", u.nodename, u.release,
+		u.machine);
 	fprintf(out,
-		"%u CPU%s: %u chip%s, up to %u core%s a chip, %u thread%s a "
-		"core, %u core%s a cache domain%s, %u-byte lines\n",
-		t.n, t.n == 1 ? "" : "s", t.nchips, t.nchips == 1 ? "" : "s",
-		t.cores_per_chip, t.cores_per_chip == 1 ? "" : "s", t.smt,
-		t.smt == 1 ? "" : "s", t.cache_cores,
-		t.cache_cores == 1 ? "" : "s",
-		t.have_caches ? "" : " (no cache files: a core each)",
-		t.line_size ? t.line_size : 128);
+		"%u CPU%s%s: %u chip%s, up to %u core%s a chip, %u thread%s a "
+		"core, %u core%s a cache domain%s; ",
+		keyt->n, keyt->n == 1 ? "" : "s", all.n ? " online" : "",
+		keyt->nchips, keyt->nchips == 1 ? "" : "s",
+		keyt->cores_per_chip, keyt->cores_per_chip == 1 ? "" : "s",
+		keyt->smt, keyt->smt == 1 ? "" : "s", keyt->cache_cores,
+		keyt->cache_cores == 1 ? "" : "s",
+		keyt->have_caches ? "" : " (no cache files: a core each)");
+	if (t.line_size)
+		fprintf(out, "%u-byte lines\n", t.line_size);
+	else
+		fprintf(out, "line size unknown\n");
+	if (t.n != keyt->n)
+		fprintf(out,
+			"measuring on %u of them (--cpus or the process's "
+			"affinity)\n",
+			t.n);
 	{
 		/* Other work on the CPUs makes every figure wrong: say so. */
 		double busy = host_busy(0.2);
@@ -1378,7 +1507,7 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	}
 	probe_figs_init(&f);
 	if (!measure(&t, o->quick, &f, out, &err) ||
-	    !probe_derive(&t, &f, preset, kf, notes, &err) ||
+	    !probe_derive(keyt, &f, preset, kf, notes, &err) ||
 	    !probe_sim_tas(preset, NULL, &f, pre_ns, pre_sp, &err) ||
 	    !probe_sim_tas(preset, kf, &f, pro_ns, pro_sp, &err) ||
 	    !probe_sim_atomic(preset, NULL, &f, pre_at, &err) ||
@@ -1411,5 +1540,6 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	rc = 0;
 out:
 	probe_topo_clear(&t);
+	probe_topo_clear(&all);
 	return rc;
 }
