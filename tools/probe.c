@@ -698,13 +698,18 @@ static void tas_fn(struct pthr *t)
 
 static void atom_fn(struct pthr *t)
 {
-	uint64_t *w = t->arg, n = 0;
+	uint64_t *w = t->arg, n = 0, changes = 0, last = UINT64_MAX - 1;
 
 	while (!__atomic_load_n(&t->ctl->stop, __ATOMIC_RELAXED)) {
-		__atomic_fetch_add(w, 1, __ATOMIC_RELAXED);
+		uint64_t old = __atomic_fetch_add(w, 1, __ATOMIC_RELAXED);
+
+		/* another thread added since our last: the line came back */
+		changes += old != last + 1;
+		last = old;
 		n++;
 	}
 	t->count = n;
+	t->changes = changes;
 }
 
 /*
@@ -911,7 +916,8 @@ static bool measure(const struct probe_topo *t, bool quick,
 				   &f->tas_ns[f->ntas], &f->tas_spread[f->ntas],
 				   &f->tas_run[f->ntas], err) ||
 		    !contend_point(tcpu, n, tas_secs, atom_fn,
-				   &f->atom_ns[f->ntas], NULL, NULL, err))
+				   &f->atom_ns[f->ntas], NULL,
+				   &f->atom_run[f->ntas], err))
 			return false;
 		f->ntas++;
 	}
@@ -1256,12 +1262,19 @@ static void print_atom(FILE *out, const struct probe_figs *f,
 {
 	fprintf(out,
 		"\natomic adds to one word, the same threads (ns per add, "
-		"all threads together)\n"
-		"  threads      host ns   qsim %-7s ns   qsim probed ns\n",
+		"all threads together;\n  run: adds per change of the "
+		"thread adding)\n"
+		"  threads      host ns     run   qsim %-7s ns   qsim probed "
+		"ns\n",
 		preset);
-	for (unsigned int i = 0; i < f->ntas; i++)
-		fprintf(out, "  %7u   %10.1f   %15.1f   %14.1f\n",
-			f->tas_threads[i], f->atom_ns[i], pre[i], pro[i]);
+	for (unsigned int i = 0; i < f->ntas; i++) {
+		char run[32] = "      -";
+
+		if (f->tas_threads[i] > 1)
+			snprintf(run, sizeof(run), "%7.1f", f->atom_run[i]);
+		fprintf(out, "  %7u   %10.1f %s   %15.1f   %14.1f\n",
+			f->tas_threads[i], f->atom_ns[i], run, pre[i], pro[i]);
+	}
 }
 
 static bool write_json(const char *path, const struct probe_topo *t,
@@ -1336,6 +1349,8 @@ static bool write_json(const char *path, const struct probe_topo *t,
 		NUM("qsim_preset_ns", pre_ns[i]);
 		NUM("qsim_probed_ns", pro_ns[i]);
 		NUM("host_atomic_ns", f->atom_ns[i]);
+		NUM("host_atomic_run",
+		    f->tas_threads[i] > 1 ? f->atom_run[i] : -1);
 		NUM("qsim_preset_atomic_ns", pre_at[i]);
 		NUM("qsim_probed_atomic_ns", pro_at[i]);
 		json_builder_end_object(b);

@@ -89,6 +89,7 @@ struct probe_figs {
 	/* the same threads adding to one word with a relaxed atomic: ns per
 	 * add over all of them */
 	double atom_ns[PROBE_TAS_MAX];
+	double atom_run[PROBE_TAS_MAX]; /* adds per change of adder */
 };
 
 void probe_figs_init(struct probe_figs *f);
