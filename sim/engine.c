@@ -1118,9 +1118,10 @@ static void lineq_ev(struct sim_event *ev)
 	double best = 0;
 	struct sim_cpu *w;
 
-	if (l->busy_until > t || l->protect_until > t) {
+	if (l->busy_until > t || l->protect_until > t || l->hold_until > t) {
 		sim_evq_push(&s->q, &q->ev,
-			     SIM_MAX(l->busy_until, l->protect_until));
+			     SIM_MAX(SIM_MAX(l->busy_until, l->protect_until),
+				     l->hold_until));
 		return;
 	}
 	if (!q->n || q->ngranted) {
@@ -1219,6 +1220,14 @@ static bool line_blocked(struct sim_cpu *c, size_t line, enum sim_access kind)
 		return false;
 	if (l->protect_until >= c->now_ps && l->protect_pcpu == c->pcpu)
 		return false; /* our stcx. in our larx's window */
+	if (l->hold_until > c->now_ps) {
+		/* cost.hold: ours alone for now, whoever waits; anyone
+		 * else's access that is not a read of a copy waits */
+		if (l->hold_pcpu == c->pcpu && holds == 2)
+			return false;
+		if (!(kind == SIM_READ && holds))
+			return true;
+	}
 	if (kind == SIM_READ && (holds == 1 || mine))
 		return false;
 	if (l->protect_until > c->now_ps)

@@ -195,6 +195,22 @@ static sim_time_t write_latency(struct sim_mem *m, size_t line, int pcpu)
 	return SIM_MAX(data, inv);
 }
 
+/*
+ * cost.hold: a line that came to @pcpu exclusive from another cache
+ * (@lat, its transfer, more than a hit) serves @pcpu alone until one
+ * more transfer after it arrived at @start + @lat: a directory takes the
+ * next request only after this one's completion reaches it, and that
+ * request's forward reaches the new owner a transfer after the data did.
+ */
+static void hold_line(struct sim_mem *m, struct sim_line *l, int pcpu,
+		      sim_time_t start, sim_time_t lat)
+{
+	if (!m->cost.hold || lat <= m->cost.hit_ps)
+		return;
+	l->hold_until = start + 2 * lat;
+	l->hold_pcpu = pcpu;
+}
+
 /* @pcpu's domain now holds @line modified, every other copy gone. */
 static void take_exclusive(struct sim_mem *m, size_t line, int pcpu)
 {
@@ -268,6 +284,7 @@ sim_time_t sim_mem_touch(struct sim_mem *m, size_t line, int pcpu,
 	start = SIM_MAX(now, l->busy_until);
 	lat = write_latency(m, line, pcpu);
 	lat = lat ? sim_mem_jitter(m, lat, rng) : m->cost.hit_ps;
+	hold_line(m, l, pcpu, start, lat);
 	if (kind == SIM_RMW)
 		lat += m->cost.atomic_ps;
 	take_exclusive(m, line, pcpu);
@@ -288,6 +305,7 @@ sim_time_t sim_mem_stcx(struct sim_mem *m, size_t line, int pcpu,
 	start = SIM_MAX(now, l->busy_until);
 	lat = write_latency(m, line, pcpu);
 	lat = lat ? sim_mem_jitter(m, lat, rng) : m->cost.hit_ps;
+	hold_line(m, l, pcpu, start, lat);
 	take_exclusive(m, line, pcpu);
 	l->busy_until = start + lat;
 	l->wbusy_until = start + lat;

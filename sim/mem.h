@@ -81,6 +81,10 @@ struct sim_cost {
 	unsigned int jitter_pct;  /* +- this percent on transfers etc. */
 	unsigned int
 		near_bias_pct; /* a same-chip request is served first (%) */
+	/* A line that came exclusive from another cache serves its new
+	 * owner alone for one more transfer (a directory's serialization;
+	 * docs/cost-model.md, "Measuring a machine"). */
+	bool hold;
 };
 
 #define SIM_SMT_MAX 8
@@ -111,6 +115,9 @@ struct sim_line {
 	sim_time_t wbusy_until;
 	sim_time_t protect_until; /* a larx's window to its stcx. (M5) */
 	int32_t protect_pcpu;
+	/* cost.hold: the line serves hold_pcpu alone until hold_until */
+	sim_time_t hold_until;
+	int32_t hold_pcpu;
 	int32_t fill_dom;      /* the domain of the last read miss, */
 	sim_time_t fill_until; /* and when its data arrives */
 	struct sim_lineq *q;

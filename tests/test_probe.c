@@ -328,6 +328,59 @@ START_TEST(test_sim_atomic)
 		      err ? err->message : "");
 	ck_assert_double_eq_tol(ns[0], 8.0, 0.08);
 	ck_assert_double_eq_tol(ns[1], 49.0, 0.49);
+
+	/*
+	 * With cost.hold: the add that brings the line from the other core
+	 * starts at the grant g, pays the transfer (42) and the atomic (7),
+	 * done at g + 49, and the line is its alone until g + 2 * 42 = 84.
+	 * Its next adds hit, 8 ns each: at g + 49, 57, 65, 73 and 81 (the
+	 * last starts inside the hold, done at 89); the next, at 89, finds
+	 * the other core waiting and the line goes there at 89.  So each
+	 * core makes 6 adds in 89 ns: 89 / 6 = 14.83 ns an add.  One thread
+	 * alone is unchanged.
+	 */
+	g_key_file_set_value(kf, "cost", "hold", "true");
+	ck_assert(probe_sim_atomic("x86", kf, &f, ns, &err));
+	ck_assert_double_eq_tol(ns[0], 8.0, 0.08);
+	ck_assert_double_eq_tol(ns[1], 89.0 / 6, 0.15);
+}
+END_TEST
+
+/*
+ * The hold from the measured adds: the model gives 49 ns an add without
+ * it and 14.83 with it (above), so a host at 15 ns an add gets the hold,
+ * one at 45 does not (no key: the preset's false), and a host measured
+ * with one thread alone says nothing.
+ */
+START_TEST(test_choose_hold)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GHashTable) notes =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GError) err = NULL;
+	struct probe_figs f;
+
+	probe_figs_init(&f);
+	f.ntas = 2;
+	f.tas_threads[0] = 1;
+	f.tas_threads[1] = 2;
+	f.atom_ns[0] = 5;
+	f.atom_ns[1] = 15;
+	g_key_file_set_value(kf, "cost", "jitter", "0");
+	ck_assert_msg(probe_choose_hold("x86", kf, &f, notes, &err), "%s",
+		      err ? err->message : "");
+	ck_key(kf, "cost", "hold", "true");
+	ck_assert(strstr(g_hash_table_lookup(notes, "cost.hold"),
+			 "took 15.0 ns an add; the model gives 48.9 without "
+			 "the hold, 14.8 with it"));
+	f.atom_ns[1] = 45;
+	ck_assert(probe_choose_hold("x86", kf, &f, notes, &err));
+	ck_assert(!g_key_file_has_key(kf, "cost", "hold", NULL));
+	f.ntas = 1;
+	g_hash_table_remove_all(notes);
+	ck_assert(probe_choose_hold("x86", kf, &f, notes, &err));
+	ck_assert(!g_key_file_has_key(kf, "cost", "hold", NULL));
+	ck_assert(!g_hash_table_contains(notes, "cost.hold"));
 }
 END_TEST
 
@@ -342,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, test_derive);
 	tcase_add_test(tc, test_sim_tas);
 	tcase_add_test(tc, test_sim_atomic);
+	tcase_add_test(tc, test_choose_hold);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -76,7 +76,8 @@ static const struct cfg_preset presets[] = {
 	  .inval_ps = 2000,
 	  .read_fanout = 4,
 	  .jitter_pct = 25,
-	  .near_bias_pct = 0}},
+	  .near_bias_pct = 0,
+	  .hold = false}},
 	{"power10",
 	 8,
 	 15,
@@ -100,7 +101,8 @@ static const struct cfg_preset presets[] = {
 	  .inval_ps = 2000,
 	  .read_fanout = 4,
 	  .jitter_pct = 25,
-	  .near_bias_pct = 0}},
+	  .near_bias_pct = 0,
+	  .hold = false}},
 	{"x86",
 	 2,
 	 28,
@@ -124,7 +126,8 @@ static const struct cfg_preset presets[] = {
 	  .inval_ps = 2000,
 	  .read_fanout = 1,
 	  .jitter_pct = 25,
-	  .near_bias_pct = 0}},
+	  .near_bias_pct = 0,
+	  .hold = false}},
 };
 
 const char *const cfg_presets[] = {"power9", "power10", "x86", NULL};
@@ -310,6 +313,11 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(cost.near_bias_pct),
 	 "percent chance that, of the requests waiting for a busy line, one "
 	 "from the chip holding it is served first (else a random one)"},
+	{"cost", "hold", CT_BOOL, "false", 0, 0, NULL, OFF(cost.hold),
+	 "a line that came exclusive from another cache serves its new owner "
+	 "alone for one more transfer (a directory's serialization, as qsim "
+	 "probe measured on an x86 host); false: the next request is served "
+	 "as soon as the line is free"},
 
 	{"guest", "hz", CT_UINT, "100", 0, 10000, NULL, OFF(hz),
 	 "timer ticks per second on every busy vCPU (0: none)"},

@@ -1523,6 +1523,7 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	probe_figs_init(&f);
 	if (!measure(&t, o->quick, &f, out, &err) ||
 	    !probe_derive(keyt, &f, preset, kf, notes, &err) ||
+	    !probe_choose_hold(preset, kf, &f, notes, &err) ||
 	    !probe_sim_tas(preset, NULL, &f, pre_ns, pre_sp, &err) ||
 	    !probe_sim_tas(preset, kf, &f, pro_ns, pro_sp, &err) ||
 	    !probe_sim_atomic(preset, NULL, &f, pre_at, &err) ||

@@ -136,6 +136,17 @@ bool probe_sim_tas(const char *preset, GKeyFile *keys,
 bool probe_sim_atomic(const char *preset, GKeyFile *keys,
 		      const struct probe_figs *f, double *ns, GError **err);
 
+/*
+ * cost.hold from the contended adds: with more than one thread measured,
+ * the model's adds (@keys over @preset) with the hold and without, and
+ * @keys keeps `hold = true` when that is nearer the host's figure on a
+ * log scale (else no key: the preset's false); a note says the three
+ * figures.  (tools/probe_sim.c)
+ */
+bool probe_choose_hold(const char *preset, GKeyFile *keys,
+		       const struct probe_figs *f, GHashTable *notes,
+		       GError **err);
+
 struct probe_opts {
 	bool quick;	   /* shorter measurements */
 	const char *cpus;  /* a CPU list to use, or NULL: all allowed */

@@ -272,3 +272,45 @@ bool probe_sim_tas(const char *preset, GKeyFile *keys,
 	}
 	return true;
 }
+
+bool probe_choose_hold(const char *preset, GKeyFile *keys,
+		       const struct probe_figs *f, GHashTable *notes,
+		       GError **err)
+{
+	struct probe_figs two = *f;
+	double off, on;
+	char *text;
+
+	/* the first point with more than one thread */
+	two.ntas = 0;
+	for (unsigned int i = 0; i < f->ntas; i++) {
+		if (f->tas_threads[i] > 1 && !(f->atom_ns[i] > 0))
+			continue;
+		if (f->tas_threads[i] > 1) {
+			two.ntas = 1;
+			two.tas_threads[0] = f->tas_threads[i];
+			two.atom_ns[0] = f->atom_ns[i];
+			break;
+		}
+	}
+	if (!two.ntas)
+		return true; /* nothing measured to tell */
+	g_key_file_set_boolean(keys, "cost", "hold", FALSE);
+	if (!probe_sim_atomic(preset, keys, &two, &off, err))
+		return false;
+	g_key_file_set_boolean(keys, "cost", "hold", TRUE);
+	if (!probe_sim_atomic(preset, keys, &two, &on, err))
+		return false;
+	/* the nearer on a log scale */
+	if (!(fabs(log(on / two.atom_ns[0])) < fabs(log(off / two.atom_ns[0]))))
+		g_key_file_remove_key(keys, "cost", "hold", NULL);
+	text = g_strdup_printf(
+		"%u threads adding to one word took %.1f ns an add; the model "
+		"gives %.1f without the hold, %.1f with it",
+		two.tas_threads[0], two.atom_ns[0], off, on);
+	if (notes)
+		g_hash_table_insert(notes, g_strdup("cost.hold"), text);
+	else
+		g_free(text);
+	return true;
+}
