@@ -1221,9 +1221,11 @@ static bool line_blocked(struct sim_cpu *c, size_t line, enum sim_access kind)
 	if (l->protect_until >= c->now_ps && l->protect_pcpu == c->pcpu)
 		return false; /* our stcx. in our larx's window */
 	if (l->hold_until > c->now_ps) {
-		/* cost.hold: ours alone for now, whoever waits; anyone
-		 * else's access that is not a read of a copy waits */
-		if (l->hold_pcpu == c->pcpu && holds == 2)
+		/* cost.hold: our cache's alone for now, whoever waits (the
+		 * threads of a domain share its copy); anyone else's access
+		 * that is not a read of a copy waits */
+		if (holds == 2 && sim_mem_domain(&c->sim->mem, l->hold_pcpu) ==
+					  sim_mem_domain(&c->sim->mem, c->pcpu))
 			return false;
 		if (!(kind == SIM_READ && holds))
 			return true;
