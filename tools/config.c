@@ -127,7 +127,7 @@ static const struct cfg_preset presets[] = {
 	  .read_fanout = 1,
 	  .jitter_pct = 25,
 	  .near_bias_pct = 0,
-	  .hold = false}},
+	  .hold = true}},
 };
 
 const char *const cfg_presets[] = {"power9", "power10", "x86", NULL};
@@ -313,11 +313,12 @@ static const struct cfg_key cfg_keys[] = {
 	 OFF(cost.near_bias_pct),
 	 "percent chance that, of the requests waiting for a busy line, one "
 	 "from the chip holding it is served first (else a random one)"},
-	{"cost", "hold", CT_BOOL, "false", 0, 0, NULL, OFF(cost.hold),
+	{"cost", "hold", CT_BOOL, PRESET, 0, 0, NULL, OFF(cost.hold),
 	 "a line that came exclusive from another cache serves its new owner "
 	 "alone for one more transfer (a directory's serialization, as qsim "
-	 "probe measured on an x86 host); false: the next request is served "
-	 "as soon as the line is free"},
+	 "probe measured on an x86 host; x86 true, POWER's snooping fabric "
+	 "false); false: the next request is served as soon as the line is "
+	 "free"},
 
 	{"guest", "hz", CT_UINT, "100", 0, 10000, NULL, OFF(hz),
 	 "timer ticks per second on every busy vCPU (0: none)"},
@@ -1161,6 +1162,8 @@ static char *default_text(const struct cfg_key *k, const struct cfg_preset *p)
 		return g_strdup(p->atomics);
 	if (strcmp(k->key, "relax_yields") == 0)
 		return g_strdup(p->relax_yields ? "true" : "false");
+	if (strcmp(k->section, "cost") == 0 && strcmp(k->key, "hold") == 0)
+		return g_strdup(p->cost.hold ? "true" : "false");
 	if (k->type == CT_UINT) /* [cost] counts and percentages */
 		return g_strdup_printf(
 			"%u", *(const unsigned int *)((const char *)&p->cost +

@@ -139,9 +139,9 @@ bool probe_sim_atomic(const char *preset, GKeyFile *keys,
 /*
  * cost.hold from the contended adds: with more than one thread measured,
  * the model's adds (@keys over @preset) with the hold and without, and
- * @keys keeps `hold = true` when that is nearer the host's figure on a
- * log scale (else no key: the preset's false); a note says the three
- * figures.  (tools/probe_sim.c)
+ * @keys gets `hold` true or false, whichever is nearer the host's
+ * figure on a log scale; a note says the three figures.  Nothing
+ * measured with more than one thread: no key.  (tools/probe_sim.c)
  */
 bool probe_choose_hold(const char *preset, GKeyFile *keys,
 		       const struct probe_figs *f, GHashTable *notes,

@@ -302,8 +302,9 @@ bool probe_choose_hold(const char *preset, GKeyFile *keys,
 	if (!probe_sim_atomic(preset, keys, &two, &on, err))
 		return false;
 	/* the nearer on a log scale */
-	if (!(fabs(log(on / two.atom_ns[0])) < fabs(log(off / two.atom_ns[0]))))
-		g_key_file_remove_key(keys, "cost", "hold", NULL);
+	g_key_file_set_boolean(keys, "cost", "hold",
+			       fabs(log(on / two.atom_ns[0])) <
+				       fabs(log(off / two.atom_ns[0])));
 	text = g_strdup_printf(
 		"%u threads adding to one word took %.1f ns an add; the model "
 		"gives %.1f without the hold, %.1f with it",
