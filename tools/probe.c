@@ -976,13 +976,13 @@ static void note(GHashTable *notes, const char *key, const char *fmt, ...)
  * pieces; a secant from two costs, then one more step from the best two,
  * finds it (checked: the answer's own simulation is returned in *got).
  */
-static double solve_xfer(enum probe_dist d, double want, double hit,
+static double solve_xfer(enum probe_dist d, double want, double hit, bool hold,
 			 double *got)
 {
 	int64_t hp = to_ps(hit);
 	double x0 = 0, x1 = MAX(want, 1);
-	double y0 = probe_sim_oneway_ns(d, 0, hp);
-	double y1 = probe_sim_oneway_ns(d, to_ps(x1), hp);
+	double y0 = probe_sim_oneway_ns(d, 0, hp, hold);
+	double y1 = probe_sim_oneway_ns(d, to_ps(x1), hp, hold);
 
 	if (want <= y0) {
 		*got = y0;
@@ -995,7 +995,7 @@ static double solve_xfer(enum probe_dist d, double want, double hit,
 		x0 = x1;
 		y0 = y1;
 		x1 = x2;
-		y1 = probe_sim_oneway_ns(d, to_ps(x1), hp);
+		y1 = probe_sim_oneway_ns(d, to_ps(x1), hp, hold);
 	}
 	*got = y1;
 	return x1;
@@ -1033,6 +1033,7 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		g_strdup_printf("[machine]\npreset = %s\n", preset);
 	g_autoptr(qsim_config) pc = cfg_load_text("(preset)", base, NULL, err);
 	double hit;
+	bool hold;
 
 	if (!pc)
 		return false;
@@ -1103,6 +1104,13 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		}
 	}
 
+	/* the hold the transfers are solved under: the caller's, else the
+	 * preset's */
+	if (g_key_file_has_key(out, "cost", "hold", NULL))
+		hold = g_key_file_get_boolean(out, "cost", "hold", NULL);
+	else
+		hold = pc->cost.hold;
+	g_key_file_set_boolean(out, "cost", "hold", hold);
 	hit = f->hit_ns >= 0 ? f->hit_ns : (double)pc->cost.hit_ps / 1000;
 	if (f->hit_ns >= 0 && put_cost(out, notes, "hit", f->hit_ns)) {
 		note(notes, "cost.hit",
@@ -1143,7 +1151,8 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 
 		if (f->oneway_ns[d] < 0)
 			continue;
-		x = solve_xfer((enum probe_dist)d, f->oneway_ns[d], hit, &got);
+		x = solve_xfer((enum probe_dist)d, f->oneway_ns[d], hit, hold,
+			       &got);
 		if (put_cost(out, notes, dist_key[d], x)) {
 			g_autofree char *k =
 				g_strdup_printf("cost.%s", dist_key[d]);
@@ -1434,13 +1443,57 @@ static bool host_cpus(const char *list, GArray *ids, GError **err)
 	return true;
 }
 
+/*
+ * The keys twice, their transfers solved without the hold and with it,
+ * and the one whose contended adds come nearer the host's (the preset's
+ * hold when nothing was measured with two threads): into *@kf, *@notes.
+ */
+static bool derive_with_hold(const struct probe_topo *t,
+			     const struct probe_figs *f, const char *preset,
+			     GKeyFile **kf, GHashTable **notes, GError **err)
+{
+	g_autofree char *base =
+		g_strdup_printf("[machine]\npreset = %s\n", preset);
+	g_autoptr(qsim_config) pc = cfg_load_text("(preset)", base, NULL, err);
+	GKeyFile *k[2];
+	GHashTable *n[2];
+	bool hold, ok = pc != NULL;
+
+	hold = pc && pc->cost.hold;
+	for (int h = 0; h < 2; h++) {
+		k[h] = g_key_file_new();
+		n[h] = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					     g_free);
+		g_key_file_set_boolean(k[h], "cost", "hold", h);
+		ok = ok && probe_derive(t, f, preset, k[h], n[h], err);
+	}
+	ok = ok && probe_choose_hold(preset, k[0], k[1], f, &hold, n[0], err);
+	if (ok) {
+		const char *why = g_hash_table_lookup(n[0], "cost.hold");
+
+		if (why)
+			g_hash_table_insert(n[1], g_strdup("cost.hold"),
+					    g_strdup(why));
+		else
+			for (int h = 0; h < 2; h++)
+				g_hash_table_insert(
+					n[h], g_strdup("cost.hold"),
+					g_strdup("the preset's: nothing was "
+						 "measured with two threads"));
+	}
+	*kf = k[hold];
+	*notes = n[hold];
+	g_key_file_free(k[!hold]);
+	g_hash_table_unref(n[!hold]);
+	return ok;
+}
+
 int probe_main(const struct probe_opts *o, FILE *out)
 {
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GError) err = NULL;
-	g_autoptr(GKeyFile) kf = g_key_file_new();
-	g_autoptr(GHashTable) notes =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GKeyFile) kf = NULL;
+	g_autoptr(GHashTable) notes = NULL;
 	g_autofree char *cpuinfo = NULL;
 	struct probe_topo t;
 	struct probe_figs f;
@@ -1522,8 +1575,7 @@ int probe_main(const struct probe_opts *o, FILE *out)
 	}
 	probe_figs_init(&f);
 	if (!measure(&t, o->quick, &f, out, &err) ||
-	    !probe_derive(keyt, &f, preset, kf, notes, &err) ||
-	    !probe_choose_hold(preset, kf, &f, notes, &err) ||
+	    !derive_with_hold(keyt, &f, preset, &kf, &notes, &err) ||
 	    !probe_sim_tas(preset, NULL, &f, pre_ns, pre_sp, &err) ||
 	    !probe_sim_tas(preset, kf, &f, pro_ns, pro_sp, &err) ||
 	    !probe_sim_atomic(preset, NULL, &f, pre_at, &err) ||

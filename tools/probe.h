@@ -103,7 +103,9 @@ const char *probe_preset_for(const char *cpuinfo);
  * of [machine] and [cost] (only what was measured; the rest stays the
  * preset's), and a note per key of where it came from in @notes (key ->
  * text).  The transfer costs are the ones at which the model's own
- * ping-pong takes the measured time (probe_sim_oneway_ns).
+ * ping-pong takes the measured time (probe_sim_oneway_ns) with @out's
+ * cost.hold if it has one, else the preset's; @out gets cost.hold
+ * either way.
  */
 bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 		  const char *preset, GKeyFile *out, GHashTable *notes,
@@ -112,10 +114,12 @@ bool probe_derive(const struct probe_topo *t, const struct probe_figs *f,
 /*
  * The model's one-way ping-pong time between two CPUs of class @d, with
  * @d's transfer cost @xfer_ps and @hit_ps for a hit, everything else
- * zero and no jitter: the time a store takes to be seen by a CPU
- * spinning on it there, half a round trip.  (tools/probe_sim.c)
+ * zero and no jitter, and cost.hold as @hold: the time a store takes to
+ * be seen by a CPU spinning on it there, half a round trip.
+ * (tools/probe_sim.c)
  */
-double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps);
+double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps,
+			   bool hold);
 
 /*
  * The model's test-and-set curve with @keys (a key file of [machine]
@@ -138,14 +142,16 @@ bool probe_sim_atomic(const char *preset, GKeyFile *keys,
 
 /*
  * cost.hold from the contended adds: with more than one thread measured,
- * the model's adds (@keys over @preset) with the hold and without, and
- * @keys gets `hold` true or false, whichever is nearer the host's
- * figure on a log scale; a note says the three figures.  Nothing
- * measured with more than one thread: no key.  (tools/probe_sim.c)
+ * the model's adds with @off_keys (their transfers solved without the
+ * hold; given hold = false here) and with @on_keys (solved with it;
+ * hold = true), over @preset, and *@hold set to whichever comes nearer
+ * the host's figure on a log scale; a note says the three figures.
+ * Nothing measured with more than one thread: *@hold as it was.
+ * (tools/probe_sim.c)
  */
-bool probe_choose_hold(const char *preset, GKeyFile *keys,
-		       const struct probe_figs *f, GHashTable *notes,
-		       GError **err);
+bool probe_choose_hold(const char *preset, GKeyFile *off_keys,
+		       GKeyFile *on_keys, const struct probe_figs *f,
+		       bool *hold, GHashTable *notes, GError **err);
 
 struct probe_opts {
 	bool quick;	   /* shorter measurements */

@@ -42,7 +42,8 @@ static void pp_main(struct sim_cpu *c, void *arg)
 		p->t1 = c->now_ps;
 }
 
-double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps)
+double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps,
+			   bool hold)
 {
 	/* Two threads a core, two cores a chip, a domain a core: pCPU 1 is
 	 * pCPU 0's sibling, 2 is on the same chip, 4 on the other. */
@@ -64,6 +65,7 @@ double probe_sim_oneway_ns(enum probe_dist d, int64_t xfer_ps, int64_t hit_ps)
 	cost.smt_ps = cost.chip_ps = cost.remote_ps = cost.mem_ps =
 		(sim_time_t)MAX(xfer_ps, 0);
 	cost.read_fanout = 1;
+	cost.hold = hold;
 	sim_init(s, 1 << 16, 128, &cost, &topo, 64 << 10);
 	/* No jitter, two cpus: the seed picks nothing that changes the
 	 * time, but the arbitration's stream must be seeded. */
@@ -273,9 +275,9 @@ bool probe_sim_tas(const char *preset, GKeyFile *keys,
 	return true;
 }
 
-bool probe_choose_hold(const char *preset, GKeyFile *keys,
-		       const struct probe_figs *f, GHashTable *notes,
-		       GError **err)
+bool probe_choose_hold(const char *preset, GKeyFile *off_keys,
+		       GKeyFile *on_keys, const struct probe_figs *f,
+		       bool *hold, GHashTable *notes, GError **err)
 {
 	struct probe_figs two = *f;
 	double off, on;
@@ -284,9 +286,7 @@ bool probe_choose_hold(const char *preset, GKeyFile *keys,
 	/* the first point with more than one thread */
 	two.ntas = 0;
 	for (unsigned int i = 0; i < f->ntas; i++) {
-		if (f->tas_threads[i] > 1 && !(f->atom_ns[i] > 0))
-			continue;
-		if (f->tas_threads[i] > 1) {
+		if (f->tas_threads[i] > 1 && f->atom_ns[i] > 0) {
 			two.ntas = 1;
 			two.tas_threads[0] = f->tas_threads[i];
 			two.atom_ns[0] = f->atom_ns[i];
@@ -295,16 +295,14 @@ bool probe_choose_hold(const char *preset, GKeyFile *keys,
 	}
 	if (!two.ntas)
 		return true; /* nothing measured to tell */
-	g_key_file_set_boolean(keys, "cost", "hold", FALSE);
-	if (!probe_sim_atomic(preset, keys, &two, &off, err))
-		return false;
-	g_key_file_set_boolean(keys, "cost", "hold", TRUE);
-	if (!probe_sim_atomic(preset, keys, &two, &on, err))
+	g_key_file_set_boolean(off_keys, "cost", "hold", FALSE);
+	g_key_file_set_boolean(on_keys, "cost", "hold", TRUE);
+	if (!probe_sim_atomic(preset, off_keys, &two, &off, err) ||
+	    !probe_sim_atomic(preset, on_keys, &two, &on, err))
 		return false;
 	/* the nearer on a log scale */
-	g_key_file_set_boolean(keys, "cost", "hold",
-			       fabs(log(on / two.atom_ns[0])) <
-				       fabs(log(off / two.atom_ns[0])));
+	*hold = fabs(log(on / two.atom_ns[0])) <
+		fabs(log(off / two.atom_ns[0]));
 	text = g_strdup_printf(
 		"%u threads adding to one word took %.1f ns an add; the model "
 		"gives %.1f without the hold, %.1f with it",
