@@ -438,15 +438,9 @@ bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 	return qsim_model_run_hooks(cfg, res, &none, error);
 }
 
-bool qsim_model_run_hooks(const struct qsim_config *cfg,
-			  struct qsim_results *res,
-			  const struct qsim_hooks *hooks, GError **error)
+void qsim_model_topo(const struct qsim_config *cfg, struct sim_topo *topo)
 {
-	struct run *r = g_new0(struct run, 1);
-	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
-					   ? lk_find_mutant(cfg->mutant)
-					   : lk_find(cfg->lock);
-	struct sim_topo topo = {
+	*topo = (struct sim_topo){
 		.smt = cfg->smt,
 		.cores_per_chip = cfg->cores_per_chip,
 		.cache_cores = cfg->cache_cores,
@@ -455,6 +449,18 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 		.llsc = strcmp(cfg->atomics, "llsc") == 0,
 		.relax_yields = cfg->relax_yields,
 	};
+	memcpy(topo->smt_tput, cfg->smt_tput, sizeof(topo->smt_tput));
+}
+
+bool qsim_model_run_hooks(const struct qsim_config *cfg,
+			  struct qsim_results *res,
+			  const struct qsim_hooks *hooks, GError **error)
+{
+	struct run *r = g_new0(struct run, 1);
+	const struct lk_ops *ops = strcmp(cfg->mutant, "none")
+					   ? lk_find_mutant(cfg->mutant)
+					   : lk_find(cfg->lock);
+	struct sim_topo topo;
 	struct hv_params hp = {
 		.policy = cfg->policy,
 		.npcpus = cfg->pcpus,
@@ -572,7 +578,7 @@ bool qsim_model_run_hooks(const struct qsim_config *cfg,
 	QSIM_BUG_ON(!ops, "lock %s passed validation but is not registered",
 		    cfg->lock);
 	r->cfg = cfg;
-	memcpy(topo.smt_tput, cfg->smt_tput, sizeof(topo.smt_tput));
+	qsim_model_topo(cfg, &topo);
 	sim_init(&r->sim, arena, cfg->line_bytes, &cfg->cost, &topo,
 		 (size_t)cfg->stack_kib << 10);
 	sim_set_seed(&r->sim, cfg->seed);

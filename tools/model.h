@@ -130,6 +130,8 @@ struct qsim_results {
 };
 
 /* Run @cfg.  Returns false only on internal errors (@error set). */
+/* The engine's machine as @cfg describes it. */
+void qsim_model_topo(const struct qsim_config *cfg, struct sim_topo *topo);
 bool qsim_model_run(const struct qsim_config *cfg, struct qsim_results *res,
 		    GError **error);
 /* What a tool may watch while a run goes (each NULL: not watched). */

@@ -131,8 +131,9 @@ static char *tas_text(const char *preset, GKeyFile *keys, unsigned int n,
 
 #define TAS_SEEDS 3
 
-/* The chip's cores, rounded up to whole cache domains, and the preset's
- * (or the keys') domain size. */
+/* The cores of a cache domain, the keys' or the preset's: tas_text
+ * rounds a chip up to whole domains with it (the threads take the
+ * first n cores). */
 static bool domain_cores(const char *preset, GKeyFile *keys, unsigned int *cc,
 			 GError **err)
 {
@@ -181,7 +182,7 @@ bool probe_sim_atomic(const char *preset, GKeyFile *keys,
 		g_autofree char *text = tas_text(preset, keys, n, cc, 1);
 		g_autoptr(qsim_config) cfg =
 			cfg_load_text("(qsim probe)", text, NULL, err);
-		struct sim_topo topo = {0};
+		struct sim_topo topo;
 		struct sim *s;
 		struct ca *a;
 		atomic_t *v;
@@ -189,14 +190,8 @@ bool probe_sim_atomic(const char *preset, GKeyFile *keys,
 
 		if (!cfg)
 			return false;
-		topo.smt = 1;
-		topo.cores_per_chip = cfg->cores_per_chip;
-		topo.cache_cores = cfg->cache_cores;
-		topo.npcpus = n;
-		topo.hmt_low_pct = cfg->hmt_low_pct;
-		topo.llsc = strcmp(cfg->atomics, "llsc") == 0;
-		topo.relax_yields = cfg->relax_yields;
-		memcpy(topo.smt_tput, cfg->smt_tput, sizeof(topo.smt_tput));
+		/* tas_text's machine: smt 1, n pCPUs */
+		qsim_model_topo(cfg, &topo);
 		s = g_new0(struct sim, 1);
 		a = g_new0(struct ca, n);
 		sim_init(s, 1 << 16, cfg->line_bytes, &cfg->cost, &topo,
@@ -226,21 +221,10 @@ bool probe_sim_tas(const char *preset, GKeyFile *keys,
 		   const struct probe_figs *f, double *ns, double *spread,
 		   GError **err)
 {
-	/* A chip holds whole cache domains: its cores are rounded up to a
-	 * multiple of the domain's (the threads take the first n). */
-	g_autofree char *base =
-		g_strdup_printf("[machine]\npreset = %s\n", preset);
-	g_autoptr(qsim_config) pc = cfg_load_text("(preset)", base, NULL, err);
 	unsigned int cc;
 
-	if (!pc)
+	if (!domain_cores(preset, keys, &cc, err))
 		return false;
-	cc = pc->cache_cores ? pc->cache_cores : 1;
-	if (keys && g_key_file_has_key(keys, "machine", "cache_cores", NULL))
-		cc = (unsigned int)MAX(g_key_file_get_integer(keys, "machine",
-							      "cache_cores",
-							      NULL),
-				       1);
 	for (unsigned int i = 0; i < f->ntas; i++) {
 		double sum_ns = 0, sum_sp = 0;
 
